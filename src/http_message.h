@@ -1,0 +1,114 @@
+/* http_message: serializes an HTTP/1.1 response (status line, header fields,
+ * optional body) into caller-owned memory.
+ *
+ * The core includes no Node header, never allocates, does no I/O and keeps no
+ * global state. Callers measure first (hm_measure), allocate exactly the size
+ * it reports, then write (hm_write). Validation mirrors Node's outgoing rules
+ * (lib/_http_common.js checkIsHttpToken / checkInvalidHeaderChar and the
+ * status range check in lib/_http_server.js writeHead), byte for byte.
+ */
+#ifndef HTTP_MESSAGE_H
+#define HTTP_MESSAGE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every error the core can report, with a one-line description. */
+#define HM_ERRNO_MAP(XX)                                                       \
+  XX(EINVAL_STATUS, "status code is not in 100..999")                         \
+  XX(EINVAL_REASON, "reason phrase contains a byte Node rejects")             \
+  XX(EINVAL_NAME, "header name is not an HTTP token")                         \
+  XX(EINVAL_VALUE, "header value contains a byte Node rejects")               \
+  XX(EINVAL_HEAD, "header block is not in the form the serializer writes")    \
+  XX(EINVAL_ARG, "argument is out of range or a required pointer is NULL")    \
+  XX(EOVERFLOW, "response size does not fit in size_t")                       \
+  XX(E2BIG, "destination buffer is too small")
+
+typedef enum {
+  HM_OK = 0,
+#define HM_ERRNO_GEN(name, _) HM_##name,
+  HM_ERRNO_MAP(HM_ERRNO_GEN)
+#undef HM_ERRNO_GEN
+} hm_err_t;
+
+/* A view of `len` bytes at `base`, owned by the caller. Not NUL-terminated.
+ * `base` may be NULL only when `len` is 0. */
+typedef struct {
+  const char *base;
+  size_t len;
+} hm_str_t;
+
+typedef enum {
+  /* The body follows the header block as is. */
+  HM_FRAMING_RAW = 0,
+  /* The body is sent as one chunk of chunked transfer coding followed by the
+   * last chunk: `<hex len>\r\n<body>\r\n0\r\n\r\n`. An empty body is just
+   * `0\r\n\r\n` (RFC 9112 section 7.1). */
+  HM_FRAMING_CHUNKED = 1
+} hm_framing_t;
+
+typedef struct hm_response_s {
+  /* 100..999, as Node's writeHead accepts. */
+  unsigned status;
+  /* The reason phrase. When `reason.base` is NULL the default phrase for
+   * `status` is used (hm_default_reason()). An empty phrase with a non-NULL
+   * base renders `HTTP/1.1 200 \r\n`, as Node does for statusMessage ''. */
+  hm_str_t reason;
+  /* `num_headers` pairs, stored flat: headers[2*i] is a name and
+   * headers[2*i+1] its value. Emitted in order as `name: value\r\n`. */
+  const hm_str_t *headers;
+  size_t num_headers;
+  /* The body bytes; empty when `body.len` is 0. */
+  hm_str_t body;
+  hm_framing_t framing;
+} hm_response_t;
+
+/* Validates `res` and stores the exact serialized size in `*len`.
+ * Returns HM_OK, or an error code without touching `*len`. Never allocates.
+ * `res` and everything it points to are only read during the call. */
+hm_err_t hm_measure(const hm_response_t *res, size_t *len);
+
+/* Writes `res` into `dst` (`dst_len` bytes) and stores the count in
+ * `*written`. Validates like hm_measure(); returns HM_E2BIG, without writing
+ * anything, when `dst_len` is shorter than the measured size. On any error
+ * `dst` and `*written` are untouched. */
+hm_err_t hm_write(const hm_response_t *res, char *dst, size_t dst_len, size_t *written);
+
+/* Splits a header block of exactly the form hm_write() produces:
+ * `HTTP/1.1 <3 digits> <reason>\r\n` then `<name>: <value>\r\n` lines, then
+ * `\r\n` ending the block at `head + len`. On success fills `res->status`,
+ * `res->reason`, `res->headers = fields` and `res->num_headers`, leaving the
+ * body and framing untouched; `fields` receives 2 views per line (into
+ * `head`, which must outlive their use) and has room for `fields_cap`
+ * views. Returns HM_EINVAL_HEAD when the block has another shape or more
+ * lines than fit; names, values and reason are validated afterwards by
+ * hm_measure()/hm_write(), so a value with a stray CR or LF is rejected. */
+hm_err_t hm_parse_head(const char *head, size_t len, hm_response_t *res, hm_str_t *fields,
+                       size_t fields_cap);
+
+/* Returns the default reason phrase for `status`, as Node's http.STATUS_CODES
+ * has it, or "unknown" for codes it does not list (Node's writeHead falls back
+ * to that word). The string is static and NUL-terminated. */
+const char *hm_default_reason(unsigned status);
+
+/* Nonzero when `c` may appear in a header name (an RFC 9110 tchar). */
+int hm_is_token_char(unsigned char c);
+
+/* Nonzero when `c` may appear in a header value or reason phrase: HTAB,
+ * 0x20..0x7E and 0x80..0xFF, as Node's checkInvalidHeaderChar allows. */
+int hm_is_field_char(unsigned char c);
+
+/* The error's symbolic name ("HM_EINVAL_NAME"), or "HM_UNKNOWN". Static. */
+const char *hm_err_name(hm_err_t err);
+
+/* The error's one-line description. Static. */
+const char *hm_strerror(hm_err_t err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HTTP_MESSAGE_H */
