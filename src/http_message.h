@@ -17,14 +17,14 @@ extern "C" {
 #endif
 
 /* Every error the core can report, with a one-line description. */
-#define HM_ERRNO_MAP(XX)                                                       \
-  XX(EINVAL_STATUS, "status code is not in 100..999")                         \
-  XX(EINVAL_REASON, "reason phrase contains a byte Node rejects")             \
-  XX(EINVAL_NAME, "header name is not an HTTP token")                         \
-  XX(EINVAL_VALUE, "header value contains a byte Node rejects")               \
-  XX(EINVAL_HEAD, "header block is not in the form the serializer writes")    \
-  XX(EINVAL_ARG, "argument is out of range or a required pointer is NULL")    \
-  XX(EOVERFLOW, "response size does not fit in size_t")                       \
+#define HM_ERRNO_MAP(XX)                                                   \
+  XX(EINVAL_STATUS, "status code is not in 100..999")                      \
+  XX(EINVAL_REASON, "reason phrase contains a byte Node rejects")          \
+  XX(EINVAL_NAME, "header name is not an HTTP token")                      \
+  XX(EINVAL_VALUE, "header value contains a byte Node rejects")            \
+  XX(EINVAL_HEAD, "header block is not in the form the serializer writes") \
+  XX(EINVAL_ARG, "argument is out of range or a required pointer is NULL") \
+  XX(EOVERFLOW, "response size does not fit in size_t")                    \
   XX(E2BIG, "destination buffer is too small")
 
 typedef enum {
