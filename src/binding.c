@@ -1,0 +1,716 @@
+/* Node-API binding for http_message: turns JS arguments into an
+ * hm_response_t, measures it, allocates the result Buffer once and writes
+ * into it. This is the only file that includes node_api.h.
+ *
+ * Exports:
+ *   build(statusCode, reason, headers, body, flags) -> Buffer | error code
+ *   buildFromHead(head, numHeaders, body, flags)     -> Buffer | error code
+ *   flags  {CHUNKED, BODY_LATIN1, HEAD_UTF8, ASCII_ONLY}
+ *   errors {<core error name without HM_>: code, ENONASCII: 64}
+ *
+ * Misuse (wrong argument count or type) throws a TypeError. A response the
+ * core rejects returns the error code as a number, so the caller can fall
+ * back to Node's own path and let Node throw its own error.
+ */
+/* binding.gyp defines both as well; the guards keep a plain compiler
+ * invocation building the same thing. */
+#ifndef NAPI_VERSION
+#define NAPI_VERSION 8
+#endif
+#ifndef NODE_API_NO_EXTERNAL_BUFFERS_ALLOWED
+#define NODE_API_NO_EXTERNAL_BUFFERS_ALLOWED /* Electron / V8 sandbox forbid them */
+#endif
+#include <node_api.h>
+
+#include <assert.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_message.h"
+
+#define CALL(env, call)                                                                            \
+  do {                                                                                             \
+    if ((call) != napi_ok) {                                                                       \
+      throw_last_error(env);                                                                       \
+      return NULL;                                                                                 \
+    }                                                                                              \
+  } while (0)
+
+/* The flag bits shared with lib/. */
+#define FLAG_CHUNKED     1u
+#define FLAG_BODY_LATIN1 2u
+#define FLAG_HEAD_UTF8   4u
+#define FLAG_ASCII_ONLY  8u
+#define FLAG_ALL         15u
+
+/* Returned when FLAG_ASCII_ONLY is set and a header string or a string body
+ * holds a char >= 0x80. Kept clear of the core's codes, which count from 1. */
+#define ERR_NONASCII 64
+
+/* Scratch memory kept above this size is released after the call, so one
+ * large string body does not pin memory for the life of the process. */
+#define ARENA_KEEP_MAX (1024 * 1024)
+#define ARENA_MIN      16384
+
+/* Where a string argument ended up in the arena. */
+typedef struct span_s {
+  size_t off;
+  size_t len;
+} span_t;
+
+/* Per-instance scratch state (napi_set_instance_data), so the addon holds no
+ * mutable statics and can be loaded by several contexts (worker threads).
+ * `arena` receives the bytes of every string argument of one call; strings
+ * are recorded as offsets until the arena stops growing. */
+typedef struct {
+  char *arena;
+  size_t arena_cap;
+  hm_str_t *fields;
+  size_t fields_cap;
+  struct span_s *spans;
+  size_t spans_cap;
+} instance_t;
+
+/* Reads the pending Node-API error before any other call resets it, then
+ * throws it unless an exception is already pending (which would carry the
+ * better message, for example from a getter that threw). */
+static void throw_last_error(napi_env env)
+{
+  const napi_extended_error_info *info = NULL;
+  const char *msg = "Node-API call failed";
+  if (napi_get_last_error_info(env, &info) == napi_ok && info != NULL &&
+      info->error_message != NULL) {
+    msg = info->error_message;
+  }
+  bool pending = false;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && !pending) {
+    napi_throw_error(env, NULL, msg);
+  }
+}
+
+static napi_value throw_type_error(napi_env env, const char *msg)
+{
+  napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", msg);
+  return NULL;
+}
+
+/* Grows a realloc'ed array to hold at least `need` elements of `size`.
+ * Returns false (leaving it untouched) when memory runs out. */
+static bool grow(void **base, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap) {
+    return true;
+  }
+  size_t n = *cap < 64 ? 64 : *cap;
+  while (n < need) {
+    if (n > SIZE_MAX / 2) {
+      n = need;
+      break;
+    }
+    n *= 2;
+  }
+  if (n > SIZE_MAX / size) {
+    return false;
+  }
+  void *p = realloc(*base, n * size);
+  if (p == NULL) {
+    return false;
+  }
+  *base = p;
+  *cap = n;
+  return true;
+}
+
+static bool arena_reserve(instance_t *inst, size_t used, size_t extra)
+{
+  if (extra > SIZE_MAX - used) {
+    return false;
+  }
+  size_t need = used + extra;
+  if (need < ARENA_MIN) {
+    need = ARENA_MIN;
+  }
+  return grow((void **)&inst->arena, &inst->arena_cap, need, 1);
+}
+
+static void arena_trim(instance_t *inst)
+{
+  if (inst->arena_cap > ARENA_KEEP_MAX) {
+    free(inst->arena);
+    inst->arena = NULL;
+    inst->arena_cap = 0;
+  }
+}
+
+/* Node-API passes `bufsize - 1` to V8 as an int. */
+static size_t clamp_bufsize(size_t n)
+{
+  return n > (size_t)INT_MAX ? (size_t)INT_MAX : n;
+}
+
+/* Copies the UTF-8 form of string `v` to `inst->arena + *used`, exactly as
+ * napi_get_value_string_utf8 (and Buffer.from(str, 'utf8')) encode it: lone
+ * surrogates become EF BF BD. First tries the room already there; V8 writes
+ * only whole characters, so a result at least 4 bytes short of the room
+ * cannot be truncated. Otherwise asks for the exact length and retries.
+ * Returns napi_ok or the failing status; `*span` gets the bytes. */
+static napi_status read_utf8(napi_env env, instance_t *inst, napi_value v, size_t *used,
+                             span_t *span)
+{
+  napi_status st;
+  size_t copied = 0;
+  if (!arena_reserve(inst, *used, 64)) {
+    return napi_generic_failure;
+  }
+  size_t room = clamp_bufsize(inst->arena_cap - *used);
+  st = napi_get_value_string_utf8(env, v, inst->arena + *used, room, &copied);
+  if (st != napi_ok) {
+    return st;
+  }
+  if (copied + 4 >= room) {
+    size_t len = 0;
+    st = napi_get_value_string_utf8(env, v, NULL, 0, &len);
+    if (st != napi_ok) {
+      return st;
+    }
+    if (len >= (size_t)INT_MAX || !arena_reserve(inst, *used, len + 1)) {
+      return napi_generic_failure;
+    }
+    st = napi_get_value_string_utf8(env, v, inst->arena + *used, len + 1, &copied);
+    if (st != napi_ok) {
+      return st;
+    }
+    if (copied != len) {
+      return napi_generic_failure;
+    }
+  }
+  span->off = *used;
+  span->len = copied;
+  *used += copied;
+  return napi_ok;
+}
+
+/* Copies the low byte of each UTF-16 code unit of `v`, as
+ * Buffer.from(str, 'latin1') does. */
+static napi_status read_latin1(napi_env env, instance_t *inst, napi_value v, size_t *used,
+                               span_t *span)
+{
+  napi_status st;
+  size_t copied = 0;
+  if (!arena_reserve(inst, *used, 64)) {
+    return napi_generic_failure;
+  }
+  size_t room = clamp_bufsize(inst->arena_cap - *used);
+  st = napi_get_value_string_latin1(env, v, inst->arena + *used, room, &copied);
+  if (st != napi_ok) {
+    return st;
+  }
+  if (copied + 1 >= room) {
+    size_t len = 0;
+    st = napi_get_value_string_latin1(env, v, NULL, 0, &len);
+    if (st != napi_ok) {
+      return st;
+    }
+    if (len >= (size_t)INT_MAX || !arena_reserve(inst, *used, len + 1)) {
+      return napi_generic_failure;
+    }
+    st = napi_get_value_string_latin1(env, v, inst->arena + *used, len + 1, &copied);
+    if (st != napi_ok) {
+      return st;
+    }
+    if (copied != len) {
+      return napi_generic_failure;
+    }
+  }
+  span->off = *used;
+  span->len = copied;
+  *used += copied;
+  return napi_ok;
+}
+
+/* Checks a header string just read as UTF-8 and converts it in place to the
+ * bytes the response carries. A code unit above 0xFF (UTF-8 lead byte above
+ * C3, which includes the EF BF BD of a lone surrogate) can never be sent:
+ * Node's checkInvalidHeaderChar rejects it, and truncating it to its low
+ * byte would turn U+0D0A into a bare LF. Chars 0x80..0xFF stay two UTF-8
+ * bytes with FLAG_HEAD_UTF8, else become one latin1 byte.
+ * Returns 0, `bad` for a char above 0xFF, or ERR_NONASCII. */
+static int convert_head_string(char *arena, size_t *used, span_t *span, unsigned flags, int bad,
+                               size_t *bad_at)
+{
+  unsigned char *p = (unsigned char *)arena + span->off;
+  size_t len = span->len;
+  size_t i = 0;
+  while (i < len && p[i] < 0x80) {
+    i++;
+  }
+  if (i == len) {
+    return 0;
+  }
+  /* Every lead byte must be C2 or C3 (U+0080..U+00FF). V8 emits valid
+   * UTF-8, so such a lead is always followed by one continuation byte. */
+  for (size_t j = i; j < len; j++) {
+    if (p[j] >= 0x80) {
+      if (p[j] != 0xC2 && p[j] != 0xC3) {
+        *bad_at = j;
+        return bad;
+      }
+      j++;
+    }
+  }
+  if (flags & FLAG_ASCII_ONLY) {
+    return ERR_NONASCII;
+  }
+  if (flags & FLAG_HEAD_UTF8) {
+    return 0;
+  }
+  size_t d = i;
+  for (size_t j = i; j < len; j++) {
+    if (p[j] >= 0xC2) {
+      p[d++] = (unsigned char)(((p[j] & 0x03u) << 6) | (p[j + 1] & 0x3Fu));
+      j++;
+    } else {
+      p[d++] = p[j];
+    }
+  }
+  span->len = d;
+  /* The arena tail is free again; later strings may reuse it. */
+  *used = span->off + d;
+  return 0;
+}
+
+/* Names the part of a rendered head (as hm_parse_head splits it) that holds
+ * byte `at`: the status line's reason, a header name or a header value. */
+static int head_part_at(const char *head, size_t at)
+{
+  size_t line = at;
+  while (line > 0 && head[line - 1] != '\n') {
+    line--;
+  }
+  if (line == 0) {
+    return HM_EINVAL_REASON;
+  }
+  for (size_t i = line; i < at; i++) {
+    if (head[i] == ':') {
+      return HM_EINVAL_VALUE;
+    }
+  }
+  return HM_EINVAL_NAME;
+}
+
+/* Reads `v` as a header string and converts it. Returns napi_ok, storing a
+ * rejection code in `*reject` unless an earlier string already did (the
+ * first problem wins, and later arguments are still type-checked).
+ * `bad` < 0 means `v` is a whole head, whose failing part is located. */
+static napi_status read_head_string(napi_env env, instance_t *inst, napi_value v, size_t *used,
+                                    span_t *span, unsigned flags, int bad, int *reject)
+{
+  napi_status st = read_utf8(env, inst, v, used, span);
+  if (st != napi_ok) {
+    return st;
+  }
+  if (*reject != 0) {
+    return napi_ok;
+  }
+  size_t bad_at = 0;
+  int r = convert_head_string(inst->arena, used, span, flags, bad, &bad_at);
+  if (r == bad && bad < 0) {
+    r = head_part_at(inst->arena + span->off, bad_at);
+  }
+  *reject = r;
+  return napi_ok;
+}
+
+/* The body argument: nothing, a string already copied to the arena, or a
+ * Uint8Array read in place. */
+typedef struct {
+  enum { BODY_NONE, BODY_ARENA, BODY_BYTES } kind;
+  span_t span;
+  const char *bytes;
+  size_t len;
+} body_t;
+
+/* Reads the body argument. Returns NULL with an exception pending on misuse
+ * or Node-API failure; otherwise a non-NULL sentinel, with `*reject` set to
+ * ERR_NONASCII when FLAG_ASCII_ONLY rejects the string. */
+static const void *read_body(napi_env env, instance_t *inst, napi_value v, const char *fn,
+                             unsigned flags, size_t *used, body_t *body, int *reject)
+{
+  static const char ok = 0;
+  napi_valuetype type;
+  CALL(env, napi_typeof(env, v, &type));
+  body->kind = BODY_NONE;
+  if (type == napi_undefined || type == napi_null) {
+    return &ok;
+  }
+  if (type == napi_string) {
+    /* ASCII_ONLY must see every char, so the string is read as UTF-8 then;
+     * for pure ASCII text that is byte-identical to latin1. */
+    if ((flags & FLAG_BODY_LATIN1) && !(flags & FLAG_ASCII_ONLY)) {
+      CALL(env, read_latin1(env, inst, v, used, &body->span));
+    } else {
+      CALL(env, read_utf8(env, inst, v, used, &body->span));
+      if (flags & FLAG_ASCII_ONLY) {
+        const unsigned char *p = (const unsigned char *)inst->arena + body->span.off;
+        for (size_t i = 0; i < body->span.len && *reject == 0; i++) {
+          if (p[i] >= 0x80) {
+            *reject = ERR_NONASCII;
+            break;
+          }
+        }
+      }
+    }
+    body->kind = BODY_ARENA;
+    return &ok;
+  }
+  bool is_ta = false;
+  if (type == napi_object) {
+    CALL(env, napi_is_typedarray(env, v, &is_ta));
+  }
+  if (is_ta) {
+    napi_typedarray_type ta_type;
+    size_t length = 0;
+    void *data = NULL;
+    /* `data` already points at the first element: Node-API adds the view's
+     * byte_offset, so a Buffer sliced from the shared pool reads the right
+     * bytes. */
+    CALL(env, napi_get_typedarray_info(env, v, &ta_type, &length, &data, NULL, NULL));
+    if (ta_type == napi_uint8_array || ta_type == napi_uint8_clamped_array) {
+      body->kind = BODY_BYTES;
+      body->bytes = length == 0 ? NULL : data;
+      body->len = length;
+      return &ok;
+    }
+  }
+  char msg[96];
+  (void)snprintf(msg, sizeof msg, "%s: argument 'body' must be undefined, a string or a Uint8Array",
+                 fn);
+  throw_type_error(env, msg);
+  return NULL;
+}
+
+/* Reads `flags` (a uint32 with only known bits). */
+static bool read_flags(napi_env env, napi_value v, const char *fn, unsigned *flags)
+{
+  uint32_t f = 0;
+  if (napi_get_value_uint32(env, v, &f) != napi_ok) {
+    char msg[64];
+    (void)snprintf(msg, sizeof msg, "%s: argument 'flags' must be a number", fn);
+    throw_type_error(env, msg);
+    return false;
+  }
+  if (f & ~FLAG_ALL) {
+    char msg[80];
+    (void)snprintf(msg, sizeof msg, "%s: argument 'flags' has unknown bits 0x%x", fn,
+                   (unsigned)(f & ~FLAG_ALL));
+    throw_type_error(env, msg);
+    return false;
+  }
+  *flags = f;
+  return true;
+}
+
+static napi_value make_code(napi_env env, int code)
+{
+  napi_value result;
+  CALL(env, napi_create_uint32(env, (uint32_t)code, &result));
+  return result;
+}
+
+/* Measures `res`, allocates the Buffer once and writes into it. Returns the
+ * Buffer, the core's error code as a number, or NULL with an exception. */
+static napi_value emit(napi_env env, const hm_response_t *res)
+{
+  size_t len = 0;
+  hm_err_t err = hm_measure(res, &len);
+  if (err != HM_OK) {
+    return make_code(env, (int)err);
+  }
+  void *data = NULL;
+  napi_value buf;
+  CALL(env, napi_create_buffer(env, len, &data, &buf));
+  size_t written = 0;
+  err = hm_write(res, data, len, &written);
+  /* hm_measure accepted the same input, so the write cannot fail. */
+  assert(err == HM_OK && written == len);
+  if (err != HM_OK) {
+    return make_code(env, (int)err);
+  }
+  return buf;
+}
+
+static void set_body(hm_response_t *res, const instance_t *inst, const body_t *body)
+{
+  switch (body->kind) {
+  case BODY_ARENA:
+    res->body.base = inst->arena + body->span.off;
+    res->body.len = body->span.len;
+    break;
+  case BODY_BYTES:
+    res->body.base = body->bytes;
+    res->body.len = body->len;
+    break;
+  default:
+    res->body.base = NULL;
+    res->body.len = 0;
+    break;
+  }
+}
+
+/* build(statusCode, reason, headers, body, flags) */
+static napi_value js_build(napi_env env, napi_callback_info info)
+{
+  napi_value argv[6];
+  size_t argc = 6;
+  void *data = NULL;
+  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
+  instance_t *inst = data;
+  if (argc != 5) {
+    return throw_type_error(env, "build: expected 5 arguments "
+                                 "(statusCode, reason, headers, body, flags)");
+  }
+
+  unsigned flags = 0;
+  if (!read_flags(env, argv[4], "build", &flags)) {
+    return NULL;
+  }
+
+  double status_d = 0;
+  if (napi_get_value_double(env, argv[0], &status_d) != napi_ok) {
+    return throw_type_error(env, "build: argument 'statusCode' must be a number");
+  }
+
+  napi_valuetype reason_type;
+  CALL(env, napi_typeof(env, argv[1], &reason_type));
+  if (reason_type != napi_string && reason_type != napi_undefined && reason_type != napi_null) {
+    return throw_type_error(env, "build: argument 'reason' must be a string or undefined");
+  }
+
+  bool is_array = false;
+  CALL(env, napi_is_array(env, argv[2], &is_array));
+  if (!is_array) {
+    return throw_type_error(env, "build: argument 'headers' must be an array");
+  }
+  uint32_t n = 0;
+  CALL(env, napi_get_array_length(env, argv[2], &n));
+  if (n % 2 != 0) {
+    return throw_type_error(env, "build: argument 'headers' must have an even length");
+  }
+
+  if (!grow((void **)&inst->spans, &inst->spans_cap, (size_t)n, sizeof(span_t)) ||
+      !grow((void **)&inst->fields, &inst->fields_cap, (size_t)n, sizeof(hm_str_t))) {
+    napi_throw_error(env, NULL, "build: out of memory");
+    return NULL;
+  }
+  span_t *spans = inst->spans;
+
+  size_t used = 0;
+  int reject = 0;
+  span_t reason = {0, 0};
+  if (reason_type == napi_string) {
+    CALL(env, read_head_string(env, inst, argv[1], &used, &reason, flags, HM_EINVAL_REASON,
+                               &reject));
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    napi_value el;
+    CALL(env, napi_get_element(env, argv[2], i, &el));
+    napi_status st = read_head_string(env, inst, el, &used, &spans[i], flags,
+                                      i % 2 == 0 ? HM_EINVAL_NAME : HM_EINVAL_VALUE, &reject);
+    if (st == napi_string_expected) {
+      char msg[80];
+      (void)snprintf(msg, sizeof msg, "build: argument 'headers[%u]' must be a string",
+                     (unsigned)i);
+      return throw_type_error(env, msg);
+    }
+    CALL(env, st);
+  }
+
+  body_t body;
+  if (read_body(env, inst, argv[3], "build", flags, &used, &body, &reject) == NULL) {
+    return NULL;
+  }
+  /* The core rejects codes out of 100..999; NaN, fractions and values that
+   * would not survive the cast to unsigned are rejected here the same way.
+   * The status line comes first on the wire, so its error wins. */
+  if (!(status_d >= 0 && status_d <= 100000) || status_d != (double)(unsigned)status_d) {
+    reject = HM_EINVAL_STATUS;
+  }
+  if (reject != 0) {
+    arena_trim(inst);
+    return make_code(env, reject);
+  }
+
+  /* The arena has stopped moving; turn offsets into views. */
+  for (uint32_t i = 0; i < n; i++) {
+    inst->fields[i].base = inst->arena + spans[i].off;
+    inst->fields[i].len = spans[i].len;
+  }
+  hm_response_t res;
+  res.status = (unsigned)status_d;
+  res.reason.base = reason_type == napi_string ? inst->arena + reason.off : NULL;
+  res.reason.len = reason.len;
+  res.headers = inst->fields;
+  res.num_headers = n / 2;
+  set_body(&res, inst, &body);
+  res.framing = (flags & FLAG_CHUNKED) ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
+
+  napi_value out = emit(env, &res);
+  arena_trim(inst);
+  return out;
+}
+
+/* buildFromHead(head, numHeaders, body, flags) */
+static napi_value js_build_from_head(napi_env env, napi_callback_info info)
+{
+  napi_value argv[5];
+  size_t argc = 5;
+  void *data = NULL;
+  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
+  instance_t *inst = data;
+  if (argc != 4) {
+    return throw_type_error(env, "buildFromHead: expected 4 arguments "
+                                 "(head, numHeaders, body, flags)");
+  }
+
+  unsigned flags = 0;
+  if (!read_flags(env, argv[3], "buildFromHead", &flags)) {
+    return NULL;
+  }
+  uint32_t num_headers = 0;
+  if (napi_get_value_uint32(env, argv[1], &num_headers) != napi_ok) {
+    return throw_type_error(env, "buildFromHead: argument 'numHeaders' must be a number");
+  }
+
+  size_t used = 0;
+  int reject = 0;
+  span_t head;
+  napi_status st = read_head_string(env, inst, argv[0], &used, &head, flags, -1, &reject);
+  if (st == napi_string_expected) {
+    return throw_type_error(env, "buildFromHead: argument 'head' must be a string");
+  }
+  CALL(env, st);
+
+  body_t body;
+  if (read_body(env, inst, argv[2], "buildFromHead", flags, &used, &body, &reject) == NULL) {
+    return NULL;
+  }
+  if (reject != 0) {
+    arena_trim(inst);
+    return make_code(env, reject);
+  }
+
+  /* A header line takes at least 5 bytes ("a: \r\n"), so a count the head
+   * cannot hold is rejected before anything is sized from it. */
+  if ((size_t)num_headers > head.len / 5) {
+    arena_trim(inst);
+    return make_code(env, HM_EINVAL_HEAD);
+  }
+  size_t cap = (size_t)num_headers * 2;
+  if (!grow((void **)&inst->fields, &inst->fields_cap, cap == 0 ? 1 : cap, sizeof(hm_str_t))) {
+    napi_throw_error(env, NULL, "buildFromHead: out of memory");
+    return NULL;
+  }
+
+  hm_response_t res;
+  memset(&res, 0, sizeof res);
+  hm_err_t err = hm_parse_head(inst->arena + head.off, head.len, &res, inst->fields, cap);
+  if (err == HM_OK && res.num_headers != num_headers) {
+    err = HM_EINVAL_HEAD;
+  }
+  if (err != HM_OK) {
+    arena_trim(inst);
+    return make_code(env, (int)err);
+  }
+  set_body(&res, inst, &body);
+  res.framing = (flags & FLAG_CHUNKED) ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
+
+  napi_value out = emit(env, &res);
+  arena_trim(inst);
+  return out;
+}
+
+static void instance_free(napi_env env, void *data, void *hint)
+{
+  (void)env;
+  (void)hint;
+  instance_t *inst = data;
+  free(inst->arena);
+  free(inst->fields);
+  free(inst->spans);
+  free(inst);
+}
+
+static napi_value set_uint32(napi_env env, napi_value obj, const char *name, uint32_t v)
+{
+  napi_value val;
+  CALL(env, napi_create_uint32(env, v, &val));
+  CALL(env, napi_set_named_property(env, obj, name, val));
+  return obj;
+}
+
+static napi_value make_flags(napi_env env)
+{
+  napi_value obj;
+  CALL(env, napi_create_object(env, &obj));
+  if (set_uint32(env, obj, "CHUNKED", FLAG_CHUNKED) == NULL ||
+      set_uint32(env, obj, "BODY_LATIN1", FLAG_BODY_LATIN1) == NULL ||
+      set_uint32(env, obj, "HEAD_UTF8", FLAG_HEAD_UTF8) == NULL ||
+      set_uint32(env, obj, "ASCII_ONLY", FLAG_ASCII_ONLY) == NULL) {
+    return NULL;
+  }
+  CALL(env, napi_object_freeze(env, obj));
+  return obj;
+}
+
+static napi_value make_errors(napi_env env)
+{
+  napi_value obj;
+  CALL(env, napi_create_object(env, &obj));
+#define ERR_GEN(name, _)                                                                           \
+  if (set_uint32(env, obj, #name, HM_##name) == NULL) {                                           \
+    return NULL;                                                                                   \
+  }
+  HM_ERRNO_MAP(ERR_GEN)
+#undef ERR_GEN
+  if (set_uint32(env, obj, "ENONASCII", ERR_NONASCII) == NULL) {
+    return NULL;
+  }
+  CALL(env, napi_object_freeze(env, obj));
+  return obj;
+}
+
+NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
+{
+  instance_t *inst = calloc(1, sizeof *inst);
+  if (inst == NULL) {
+    napi_throw_error(env, NULL, "http-oneshot: out of memory");
+    return NULL;
+  }
+  if (napi_set_instance_data(env, inst, instance_free, NULL) != napi_ok) {
+    free(inst);
+    throw_last_error(env);
+    return NULL;
+  }
+
+  napi_value flags = make_flags(env);
+  if (flags == NULL) {
+    return NULL;
+  }
+  napi_value errors = make_errors(env);
+  if (errors == NULL) {
+    return NULL;
+  }
+
+  napi_property_descriptor props[] = {
+    {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
+    {"buildFromHead", NULL, js_build_from_head, NULL, NULL, NULL, napi_enumerable, inst},
+    {"flags", NULL, NULL, NULL, NULL, flags, napi_enumerable, NULL},
+    {"errors", NULL, NULL, NULL, NULL, errors, napi_enumerable, NULL},
+  };
+  CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
+  return exports;
+}
