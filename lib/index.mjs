@@ -1,0 +1,15 @@
+import oneshot from './index.js'
+
+export const {
+  buildHttpMessage,
+  isNative,
+  install,
+  uninstall,
+  isInstalled,
+  stats,
+  resetStats,
+  fallbackReason,
+  FALLBACK
+} = oneshot
+
+export default oneshot

@@ -1,0 +1,457 @@
+'use strict'
+
+// The replacement for ServerResponse#end. One function, fallbackReason(),
+// decides between the native path and Node's own end(); everything here
+// mirrors lib/_http_outgoing.js and lib/_http_server.js of Node v20.
+
+const http = require('node:http')
+const util = require('node:util')
+const binding = require('./binding.js')
+const internals = require('./internals.js')
+
+const debug = util.debuglog('http-oneshot')
+
+const FALLBACK = Object.freeze({
+  NO_BINDING: 'no-binding', // the addon did not load
+  UNSUPPORTED_NODE: 'unsupported-node', // lib/internals.js missed an internal
+  DEBUG: 'debug', // NODE_DEBUG=http: Node prints lines from end()
+  FINISHED: 'finished', // end() after end(): Node reports the error
+  DESTROYED: 'destroyed', // res.destroy() ran: write_ drops the data
+  HEADERS_SENT: 'headers-sent', // write()/flushHeaders() already sent _header
+  NO_SOCKET: 'no-socket', // no net.Socket: fake sockets, standalone responses
+  NOT_SOCKET_OWNER: 'not-socket-owner', // pipelined: Node queues in outputData
+  SOCKET_UNWRITABLE: 'socket-unwritable', // destroyed, ended or handle-less socket
+  SOCKET_BUSY: 'socket-busy', // corked, or data queued or in flight
+  PATCHED: 'patched', // a method end() relies on was replaced
+  HTTP_VERSION: 'http-version', // not HTTP/1.1: close-delimited framing
+  HEAD: 'head', // HEAD: body dropped, no automatic Content-Length
+  NO_BODY_STATUS: 'no-body-status', // 1xx, 204, 304
+  EXPECT: 'expect', // 100-continue handling or a user Expect header
+  STRICT_CONTENT_LENGTH: 'strict-content-length', // private byte accounting
+  TRAILERS: 'trailers', // addTrailers() or a Trailer header
+  TRANSFER_ENCODING: 'transfer-encoding', // user-set Transfer-Encoding
+  CHUNKED: 'chunked', // Node's framing decision is chunked
+  ENCODING: 'encoding', // not utf8/latin1: separate header write, estimates
+  CHUNK_TYPE: 'chunk-type', // not a string or Uint8Array: Node throws
+  BODY_TOO_LARGE: 'body-too-large', // joining would copy a large body
+  HEADER_VALUE: 'header-value', // a value whose stringification runs user code
+  NON_ASCII: 'non-ascii', // a UTF-8 message whose chars and bytes differ
+  INVALID: 'invalid' // Node would throw, or the core rejected the message
+})
+
+const DEFAULT_MAX_BODY = 16 * 1024
+
+const stats = { native: 0, fallback: 0, reasons: Object.create(null) }
+const options = { maxBodySize: DEFAULT_MAX_BODY }
+
+const { STATUS_CODES, ServerResponse, OutgoingMessage } = http
+const { isUint8Array } = util.types
+const legacyEnd = OutgoingMessage.prototype.end
+const httpDebug = util.debuglog('http').enabled
+
+// Node's checkInvalidHeaderChar (lib/_http_common.js).
+const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i
+
+let kOutHeaders, kCorked, kUniqueHeaders, resMethods, socketMethods, Socket, nodeDate
+if (internals !== null) {
+  ({ kOutHeaders, kCorked, kUniqueHeaders, resMethods, socketMethods, Socket, nodeDate } = internals)
+}
+
+const FLAGS = binding === null ? null : binding.flags
+const EMPTY = ''
+
+// Node's utcDate() value, asked of Node whenever this copy may be stale:
+// Node caches one string per second, so a copy taken while the clock is
+// still in that second is what Node would render until the second ends.
+let dateValue = ''
+let dateExpires = 0
+function currentDate () {
+  const now = Date.now()
+  if (now < dateExpires) return dateValue
+  const value = nodeDate()
+  const second = now - (now % 1000)
+  if (Date.parse(value) === second) {
+    dateValue = value
+    dateExpires = second + 1000
+  } else {
+    dateExpires = 0
+  }
+  return value
+}
+
+function count (reason) {
+  stats.fallback++
+  stats.reasons[reason] = (stats.reasons[reason] || 0) + 1
+  if (debug.enabled) debug('fallback: %s', reason)
+}
+
+function methodsPatched (res, socket) {
+  for (const name in resMethods) {
+    if (res[name] !== resMethods[name]) return true
+  }
+  for (const name in socketMethods) {
+    if (socket[name] !== socketMethods[name]) return true
+  }
+  return false
+}
+
+function bodyLength (chunk, encoding) {
+  if (typeof chunk === 'string') {
+    return encoding === 'latin1' ? chunk.length : Buffer.byteLength(chunk, 'utf8')
+  }
+  return chunk.byteLength
+}
+
+/**
+ * Decides whether res.end(chunk, encoding) may take the native path.
+ * Checks run cheapest first and have no side effects.
+ * @param {http.ServerResponse} res
+ * @param {*} chunk the chunk as end() received it, after argument shuffling
+ * @param {*} encoding the encoding, after argument shuffling
+ * @returns {string|null} null for the native path, else a FALLBACK value
+ */
+function fallbackReason (res, chunk, encoding) {
+  if (binding === null) return FALLBACK.NO_BINDING
+  if (internals === null) return FALLBACK.UNSUPPORTED_NODE
+  if (httpDebug) return FALLBACK.DEBUG
+  // OutgoingMessage#end: a finished response reports or queues, per chunk.
+  if (res.finished) return FALLBACK.FINISHED
+  if (res.destroyed) return FALLBACK.DESTROYED
+  if (res._headerSent) return FALLBACK.HEADERS_SENT
+  // write_: only strings and Uint8Arrays are chunks; anything else throws.
+  if (chunk && typeof chunk !== 'string' && !isUint8Array(chunk)) {
+    return FALLBACK.CHUNK_TYPE
+  }
+  // _send merges the header into utf8/latin1 strings only (exact names).
+  if (chunk && typeof chunk === 'string' && encoding && encoding !== 'utf8' &&
+      encoding !== 'latin1') {
+    return FALLBACK.ENCODING
+  }
+  // _writeRaw writes directly only to the current, writable socket.
+  const socket = res.socket
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (socket.destroyed || !socket.writable || !socket._handle) {
+    return FALLBACK.SOCKET_UNWRITABLE
+  }
+  if (res[kCorked] !== 0 || socket.writableCorked !== 0 || socket.writableLength !== 0 ||
+      res.outputData.length !== 0 || res.outputSize !== 0) {
+    return FALLBACK.SOCKET_BUSY
+  }
+  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  const req = res.req
+  if (!req || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 ||
+      res.useChunkedEncodingByDefault !== true) {
+    return FALLBACK.HTTP_VERSION
+  }
+  if (req.method === 'HEAD' || res._hasBody !== true) {
+    return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
+  }
+  if (res._expect_continue) return FALLBACK.EXPECT
+  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  if (res._trailer !== '') return FALLBACK.TRAILERS
+  if (res.chunkedEncoding) return FALLBACK.CHUNKED
+  // A string's byte length is at least its length; nativeEnd() checks the
+  // exact byte length before it changes anything.
+  if (chunk && chunk.length > options.maxBodySize) return FALLBACK.BODY_TOO_LARGE
+
+  if (res._header === null) return freshReason(res)
+  // writeHead() rendered the header: its framing is already decided.
+  if (typeof res._header !== 'string') return FALLBACK.INVALID
+  const headers = res[kOutHeaders]
+  return headers ? headersReason(headers) : null
+}
+
+// Values stored by setHeader() were validated then and are rendered without
+// validation; only arrays can change afterwards. A header-line count taken
+// from a rendered block is exact only while no stored value holds CR or LF,
+// so such responses (and values whose stringification runs user code) are
+// left to Node.
+function headersReason (headers) {
+  for (const key in headers) {
+    const value = headers[key][1]
+    const type = typeof value
+    if (type === 'string') continue
+    if (type === 'number') {
+      if (key === 'content-disposition') return FALLBACK.HEADER_VALUE
+      continue
+    }
+    if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      if (typeof item === 'string') {
+        if (INVALID_HEADER_CHAR.test(item)) return FALLBACK.INVALID
+      } else if (typeof item !== 'number' || key === 'content-disposition') {
+        return FALLBACK.HEADER_VALUE
+      }
+    }
+  }
+  return null
+}
+
+// The checks writeHead() and _storeHeader() would make on a fresh response,
+// for the cases the native renderer does not reproduce.
+function freshReason (res) {
+  const code = res.statusCode | 0
+  if (code < 100 || code > 999) return FALLBACK.INVALID
+  if (code === 204 || code === 304 || code < 200) return FALLBACK.NO_BODY_STATUS
+  const message = res.statusMessage
+  if (message && (typeof message !== 'string' || INVALID_HEADER_CHAR.test(message))) {
+    return FALLBACK.INVALID
+  }
+  const headers = res[kOutHeaders]
+  if (headers) {
+    if (headers['transfer-encoding'] !== undefined) return FALLBACK.TRANSFER_ENCODING
+    if (headers.trailer !== undefined) return FALLBACK.TRAILERS
+    if (headers.expect !== undefined) return FALLBACK.EXPECT
+    if (res._removedContLen && headers['content-length'] === undefined) return FALLBACK.CHUNKED
+    return headersReason(headers)
+  } else if (res._removedContLen) {
+    return FALLBACK.CHUNKED
+  }
+  return null
+}
+
+// Renders the header block as writeHead(statusCode) and _storeHeader() do
+// for a fresh response, with every side effect, and returns the number of
+// header lines; or returns -1, having changed nothing, when a header needs
+// Node's own renderer (Connection, Keep-Alive, Content-Disposition, user
+// Content-Length arrays). Preconditions: freshReason(res) returned null and
+// res._contentLength holds the body length.
+function renderHeader (res) {
+  const code = res.statusCode | 0
+  let message = res.statusMessage
+  if (!message) message = STATUS_CODES[code] || 'unknown'
+  let head = 'HTTP/1.1 ' + code + ' ' + message + '\r\n'
+  let lines = 0
+  let contLen = false
+  let contentLength = 0
+  let hasDate = false
+  const headers = res[kOutHeaders]
+  if (headers) {
+    const unique = res[kUniqueHeaders]
+    for (const key in headers) {
+      const entry = headers[key]
+      const name = entry[0]
+      const value = entry[1]
+      if (key.length >= 4 && key.length <= 19) {
+        switch (key) {
+          case 'content-length':
+            if (Array.isArray(value)) return -1
+            contLen = true
+            contentLength = +value
+            break
+          case 'date':
+            hasDate = true
+            break
+          case 'connection':
+          case 'keep-alive':
+          case 'content-disposition':
+            return -1
+        }
+      }
+      if (Array.isArray(value)) {
+        if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
+          for (let i = 0; i < value.length; i++) {
+            head += name + ': ' + value[i] + '\r\n'
+          }
+          lines += value.length
+          continue
+        }
+        head += name + ': ' + value.join('; ') + '\r\n'
+      } else {
+        head += name + ': ' + value + '\r\n'
+      }
+      lines++
+    }
+  }
+  if (res.sendDate && !hasDate) {
+    head += 'Date: ' + currentDate() + '\r\n'
+    lines++
+  }
+  // Keep-alive logic of _storeHeader: no user Connection header here, and
+  // useChunkedEncodingByDefault is true, so shouldSendKeepAlive is
+  // shouldKeepAlive itself.
+  let last = res._last
+  if (res._removedConnection) {
+    last = !res.shouldKeepAlive
+  } else if (res.shouldKeepAlive && res.maxRequestsOnConnectionReached) {
+    head += 'Connection: close\r\n'
+    lines++
+  } else if (res.shouldKeepAlive) {
+    head += 'Connection: keep-alive\r\n'
+    lines++
+    if (res._keepAliveTimeout && res._defaultKeepAlive) {
+      const max = ~~res._maxRequestsPerSocket > 0 ? ', max=' + res._maxRequestsPerSocket : ''
+      head += 'Keep-Alive: timeout=' + Math.floor(res._keepAliveTimeout / 1000) + max + '\r\n'
+      lines++
+    }
+  } else {
+    last = true
+    head += 'Connection: close\r\n'
+    lines++
+  }
+  if (!contLen) {
+    // freshReason() excluded _removedContLen without a user length, so the
+    // body length is the framing.
+    head += 'Content-Length: ' + res._contentLength + '\r\n'
+    lines++
+  }
+
+  if (!res.statusMessage) res.statusMessage = message
+  res.statusCode = code
+  if (contLen) {
+    res._contentLength = contentLength
+    res._removedContLen = false
+  }
+  res._last = last
+  res._header = head + '\r\n'
+  res._headerSent = false
+  return lines
+}
+
+// Counts the header lines of a block Node rendered (writeHead() or the
+// fallback renderer), for the core's line-count check.
+function countLines (head) {
+  let lines = -2
+  let at = -1
+  while ((at = head.indexOf('\r\n', at + 1)) !== -1) lines++
+  return lines
+}
+
+function onFinish (res) {
+  // OutgoingMessage's onFinish: the client sets _hadError, never the server.
+  if (res && res.socket && res.socket._hadError) return
+  res.emit('finish')
+}
+
+/**
+ * The native end(): renders the header if needed, builds one Buffer in C and
+ * writes it with one socket.write() carrying the finish callback.
+ * @returns {boolean} false when Node's own end() must run instead (the
+ * header may have been rendered, which legacy end() continues from)
+ */
+function nativeEnd (res, chunk, encoding, callback) {
+  const hasChunk = !!chunk
+  let flags = 0
+  let body
+  let len = 0
+  if (hasChunk) {
+    body = chunk
+    if (typeof chunk === 'string') {
+      flags = encoding === 'latin1' ? FLAGS.BODY_LATIN1 : FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY
+    }
+    len = bodyLength(chunk, encoding)
+    if (len > options.maxBodySize) {
+      count(FALLBACK.BODY_TOO_LARGE)
+      return false
+    }
+  }
+
+  let lines
+  if (res._header === null) {
+    res._contentLength = len
+    lines = renderHeader(res)
+    if (lines < 0) {
+      res._implicitHeader()
+      if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
+        count(FALLBACK.CHUNKED)
+        return false
+      }
+      lines = countLines(res._header)
+    }
+  } else {
+    lines = countLines(res._header)
+  }
+  const head = res._header
+
+  const out = binding.buildFromHead(head, lines, body, flags)
+  if (typeof out === 'number') {
+    count(out === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID)
+    return false
+  }
+
+  stats.native++
+  const socket = res.socket
+  res._headerSent = true
+  if (hasChunk && typeof chunk !== 'string') {
+    // Node queues the latin1 header in outputData and flushes it before a
+    // Uint8Array body (_send, _flushOutput): its pending-data updates can
+    // resume a paused socket and must happen here too.
+    res._onPendingData(head.length)
+    res.outputData = []
+    res._onPendingData(-head.length)
+  }
+  if (typeof callback === 'function') res.once('finish', callback)
+  socket.write(out, () => onFinish(res))
+  res.finished = true
+  if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
+    res._finish()
+  }
+  return true
+}
+
+/**
+ * ServerResponse#end replacement. Arguments are shuffled exactly as
+ * OutgoingMessage#end does before anything else.
+ */
+function end (chunk, encoding, callback) {
+  let c = chunk
+  let e = encoding
+  let cb = callback
+  if (typeof c === 'function') {
+    cb = c
+    c = null
+    e = null
+  } else if (typeof e === 'function') {
+    cb = e
+    e = null
+  }
+  // A wrapper of OutgoingMessage#end installed after this one is Node's
+  // end() as far as this response is concerned.
+  const nodeEnd = OutgoingMessage.prototype.end
+  const reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
+  if (reason === null) {
+    if (nativeEnd(this, c, e, cb)) return this
+  } else {
+    count(reason)
+  }
+  return nodeEnd.call(this, chunk, encoding, callback)
+}
+
+let installed = false
+let previousEnd
+
+function install () {
+  if (installed) return
+  previousEnd = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'end')
+  Object.defineProperty(ServerResponse.prototype, 'end', {
+    value: end, writable: true, enumerable: false, configurable: true
+  })
+  installed = true
+}
+
+function uninstall () {
+  if (!installed) return
+  if (previousEnd === undefined) {
+    delete ServerResponse.prototype.end
+  } else {
+    Object.defineProperty(ServerResponse.prototype, 'end', previousEnd)
+  }
+  installed = false
+}
+
+module.exports = {
+  FALLBACK,
+  DEFAULT_MAX_BODY,
+  fallbackReason,
+  end,
+  install,
+  uninstall,
+  isInstalled: () => installed,
+  stats,
+  options,
+  legacyEnd
+}
