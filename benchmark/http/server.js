@@ -1,0 +1,144 @@
+'use strict'
+
+// The server side of benchmark/http/simple.js, run as a child process:
+//   node benchmark/http/server.js mode=legacy|native|limit type=bytes len=4 \
+//     chunks=1 chunkedEnc=0 headers=0
+// It listens on 127.0.0.1:$PORT. The handler mirrors Node core's
+// benchmark/fixtures/simple-http-server.js, except that the body and its
+// pieces are built once at start-up so that only the response path is timed.
+
+const http = require('node:http')
+const path = require('node:path')
+const { parseArgs } = require('../lib/args.js')
+const { SERVER_DEFAULTS, checkConfig } = require('../lib/config.js')
+const report = require('../lib/report-stats.js')
+
+const config = parseArgs(process.argv.slice(2), { mode: 'legacy', ...SERVER_DEFAULTS })
+checkConfig({ ...config, c: 1, duration: 1, warmup: 0 })
+const { mode, type, len, chunks, chunkedEnc, headers } = config
+
+const body = type === 'buffer' ? Buffer.alloc(len, 'C') : 'C'.repeat(len)
+
+// Split as Node's fixture does: chunks - 1 pieces of floor(len / chunks)
+// bytes (at least 1) go out with write(), the remainder with end().
+const pieces = []
+let last = body
+if (chunks > 1) {
+  const step = Math.floor(len / chunks) || 1
+  for (let i = 0; i < chunks - 1; i++) pieces.push(body.slice(i * step, i * step + step))
+  last = body.slice((chunks - 1) * step)
+}
+
+const contentLength = String(len)
+const headerNames = []
+const headerValues = []
+for (let i = 0; i < headers; i++) {
+  headerNames.push(`X-Header-${i}`)
+  headerValues.push(`value-${i}`)
+}
+
+function handler (req, res) {
+  if (headers > 0) {
+    // The fresh-response path: setHeader() calls, then end() renders the
+    // header block itself (OutgoingMessage#end -> _implicitHeader).
+    for (let i = 0; i < headers; i++) res.setHeader(headerNames[i], headerValues[i])
+    if (chunkedEnc === 1) res.setHeader('Transfer-Encoding', 'chunked')
+  } else if (chunkedEnc === 1) {
+    // No Content-Length: writeHead() renders the header block before the
+    // body is known, so Node picks chunked framing.
+    res.writeHead(200, { 'Content-Type': 'text/plain' })
+  } else {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': contentLength })
+  }
+  for (let i = 0; i < pieces.length; i++) res.write(pieces[i])
+  res.end(last)
+}
+
+// MEASURING INSTRUMENT, NOT A FEATURE. mode=limit replaces res.end() with a
+// deliberately minimal and unsafe stub: it ignores its arguments, skips
+// every check Node makes (pipelining, HEAD, 204/304, errors, headers already
+// sent, trailers, drain) and writes one precomputed response straight to the
+// socket; with chunked framing the whole body goes as one chunk. It keeps
+// only the bookkeeping keep-alive needs: 'finish' fires from the write
+// callback, so the server's resOnFinish() detaches the socket and reads the
+// next request. What it measures is the cost of everything around the
+// response (parser, IncomingMessage, ServerResponse, one write): an upper
+// bound no correct serializer can pass. Never ship this.
+let limitResponse = null
+
+function renderLimitResponse () {
+  const date = new Date().toUTCString()
+  let head = 'HTTP/1.1 200 OK\r\n'
+  if (headers > 0) {
+    for (let i = 0; i < headers; i++) head += `${headerNames[i]}: ${headerValues[i]}\r\n`
+    // A Transfer-Encoding set with setHeader() stays where the user put it.
+    if (chunkedEnc === 1) head += 'Transfer-Encoding: chunked\r\n'
+  } else {
+    head += 'Content-Type: text/plain\r\n'
+    if (chunkedEnc === 0) head += `Content-Length: ${len}\r\n`
+  }
+  head += `Date: ${date}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n`
+  const bodyBytes = Buffer.from(body)
+  let tail
+  // After setHeader() calls, write() before end() leaves Node no length to
+  // send, so it frames the body as chunked, as with chunkedEnc=1.
+  if (chunkedEnc === 1 || (headers > 0 && chunks > 1)) {
+    // One chunk carrying the whole body, then the last-chunk (RFC 9112 7.1).
+    if (!(headers > 0 && chunkedEnc === 1)) head += 'Transfer-Encoding: chunked\r\n'
+    head += '\r\n'
+    tail = [Buffer.from(`${len.toString(16)}\r\n`), bodyBytes, Buffer.from('\r\n0\r\n\r\n')]
+  } else {
+    if (headers > 0) head += `Content-Length: ${len}\r\n`
+    head += '\r\n'
+    tail = [bodyBytes]
+  }
+  limitResponse = Buffer.concat([Buffer.from(head, 'latin1'), ...tail])
+}
+
+class LimitResponse extends http.ServerResponse {
+  end () {
+    this._headerSent = true
+    this.finished = true
+    this.socket.write(limitResponse, () => this.emit('finish'))
+    return this
+  }
+}
+
+function limitHandler (req, res) {
+  res.end()
+}
+
+const serverOptions = {}
+let onRequest = handler
+if (mode === 'limit') {
+  renderLimitResponse()
+  // The Date header changes once per second, as Node's own cached date does.
+  setInterval(renderLimitResponse, 1000).unref()
+  serverOptions.ServerResponse = LimitResponse
+  onRequest = limitHandler
+} else if (mode === 'native') {
+  const indexPath = path.join(__dirname, '..', '..', 'lib', 'index.js')
+  let shim = null
+  let problem = null
+  try {
+    shim = require(indexPath)
+  } catch (err) {
+    problem = `cannot load lib/index.js: ${err.message.split('\n')[0]}`
+  }
+  if (shim !== null && typeof shim.install !== 'function') {
+    problem = 'lib/index.js does not export install()'
+  }
+  if (problem === null) {
+    shim.install()
+    report.setInfo({ installed: true, isNative: shim.isNative })
+  } else {
+    process.stderr.write(`benchmark server: mode=native runs UNPATCHED (same as legacy): ${problem}\n`)
+    report.setInfo({ installed: false, problem })
+  }
+} else if (mode !== 'legacy') {
+  process.stderr.write(`benchmark server: unknown mode "${mode}"\n`)
+  process.exit(2)
+}
+
+const port = Number(process.env.PORT)
+http.createServer(serverOptions, onRequest).listen(port, '127.0.0.1')

@@ -1,0 +1,103 @@
+'use strict'
+
+// The HTTP benchmark configuration shared by benchmark/http/simple.js,
+// benchmark/compare.js, benchmark/profile.js and the server child. The keys
+// and their meaning follow Node core's benchmark/http/simple.js.
+
+const path = require('node:path')
+
+// Keys that shape the response; they are passed on to the server child.
+const SERVER_DEFAULTS = Object.freeze({
+  type: 'bytes', // 'bytes': string body of 'C's; 'buffer': Buffer body
+  len: 4, // body length in bytes
+  chunks: 1, // > 1: the body goes out in that many write()/end() calls
+  chunkedEnc: 0, // 1: no Content-Length, so Node frames the body as chunked
+  headers: 0 // > 0: that many setHeader() calls and end(body), no writeHead
+})
+
+// Keys that shape the load.
+const LOAD_DEFAULTS = Object.freeze({
+  c: 50, // concurrent keep-alive connections
+  duration: 5, // measured seconds per run (plus 1 s warm-up)
+  warmup: 1 // warm-up seconds before each measured run
+})
+
+const MODES = ['legacy', 'native', 'limit']
+const SERVER_SCRIPT = path.join(__dirname, '..', 'http', 'server.js')
+
+function checkConfig (config) {
+  if (config.type !== 'bytes' && config.type !== 'buffer') {
+    throw usage(`type must be bytes or buffer, got "${config.type}"`)
+  }
+  for (const key of ['len', 'chunks', 'c', 'duration']) {
+    if (!Number.isInteger(config[key]) || config[key] < 1) {
+      throw usage(`${key} must be a positive integer, got ${config[key]}`)
+    }
+  }
+  if (config.chunkedEnc !== 0 && config.chunkedEnc !== 1) {
+    throw usage(`chunkedEnc must be 0 or 1, got ${config.chunkedEnc}`)
+  }
+  if (!Number.isInteger(config.headers) || config.headers < 0) {
+    throw usage(`headers must be a non-negative integer, got ${config.headers}`)
+  }
+  if (!Number.isInteger(config.warmup) || config.warmup < 0) {
+    throw usage(`warmup must be a non-negative integer, got ${config.warmup}`)
+  }
+  return config
+}
+
+/**
+ * Parses a comma-separated list of modes.
+ *
+ * @param {string} list for example 'legacy,native'
+ * @returns {string[]}
+ */
+function parseModes (list) {
+  const modes = list.split(',').map((m) => m.trim()).filter(Boolean)
+  for (const mode of modes) {
+    if (!MODES.includes(mode)) throw usage(`unknown mode "${mode}" (use ${MODES.join(', ')})`)
+  }
+  if (modes.length === 0) throw usage('no mode given')
+  return modes
+}
+
+function usage (message) {
+  const err = new Error(message)
+  err.code = 'ERR_BENCH_USAGE'
+  return err
+}
+
+/**
+ * Node arguments that start benchmark/http/server.js for `config` in `mode`.
+ *
+ * @param {object} config
+ * @param {string} mode legacy, native or limit
+ * @param {string[]} [nodeFlags] flags for node itself (e.g. --cpu-prof)
+ * @returns {string[]}
+ */
+function serverArgs (config, mode, nodeFlags = []) {
+  const args = Object.keys(SERVER_DEFAULTS).map((key) => `${key}=${config[key]}`)
+  return [...nodeFlags, SERVER_SCRIPT, `mode=${mode}`, ...args]
+}
+
+/**
+ * Short label of a configuration, e.g. "bytes/4/1 chunkedEnc=0".
+ *
+ * @param {object} config
+ * @returns {string}
+ */
+function describe (config) {
+  let label = `${config.type}/${config.len}/${config.chunks} chunkedEnc=${config.chunkedEnc}`
+  if (config.headers > 0) label += ` headers=${config.headers}`
+  return label
+}
+
+module.exports = {
+  SERVER_DEFAULTS,
+  LOAD_DEFAULTS,
+  MODES,
+  checkConfig,
+  parseModes,
+  serverArgs,
+  describe
+}
