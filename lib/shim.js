@@ -51,7 +51,6 @@ const httpDebug = util.debuglog('http').enabled
 
 // Node's checkInvalidHeaderChar (lib/_http_common.js).
 const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
-const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i
 
 let kOutHeaders, kCorked, kUniqueHeaders, resMethods, socketMethods, Socket, nodeDate
 if (internals !== null) {
@@ -59,7 +58,6 @@ if (internals !== null) {
 }
 
 const FLAGS = binding === null ? null : binding.flags
-const EMPTY = ''
 
 // Node's utcDate() value, asked of Node whenever this copy may be stale:
 // Node caches one string per second, so a copy taken while the clock is
