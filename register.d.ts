@@ -1,0 +1,2 @@
+// Importing http-oneshot/register installs the shim; it exports nothing.
+export {}
