@@ -1,0 +1,196 @@
+'use strict'
+
+// Interleaved rounds of legacy and native (and optionally limit) servers for
+// one configuration, with medians, ranges and Welch's t-test:
+//   node benchmark/compare.js [type=bytes] [len=4] [chunks=1] [chunkedEnc=0]
+//     [headers=0] [c=50] [duration=5] [warmup=1] [rounds=6]
+//     [modes=legacy,native[,limit]] [json=<file>]
+// The default run (6 rounds x 2 modes x (1 s warm-up + 5 s)) takes about
+// 80 s. matrix=1 runs type bytes/buffer x len 4/1024/16384/65536 x chunks 1/4
+// x chunkedEnc 0/1 (32 configurations) with rounds=3 duration=3 unless
+// given, which takes about 15 minutes, and prints one markdown table row per
+// configuration.
+
+const fs = require('node:fs')
+const { parseArgs, runMain } = require('./lib/args.js')
+const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe } = require('./lib/config.js')
+const { canPin } = require('./lib/cpu.js')
+const { loadTool } = require('./lib/load.js')
+const { runInterleaved, describeShim, formatRate } = require('./lib/measure.js')
+const { median, min, max, welch } = require('./lib/stats.js')
+
+const COMPARE_DEFAULTS = Object.freeze({
+  ...SERVER_DEFAULTS,
+  ...LOAD_DEFAULTS,
+  rounds: 6,
+  modes: 'legacy,native',
+  matrix: 0,
+  json: ''
+})
+
+const MATRIX_ROUNDS = 3
+const MATRIX_DURATION = 3
+
+function summarize (runs) {
+  const rps = runs.map((r) => r.rps)
+  const cpu = runs.map((r) => r.cpuPerReq)
+  return {
+    rps,
+    cpu,
+    median: median(rps),
+    min: min(rps),
+    max: max(rps),
+    cpuMedian: median(cpu),
+    p99Median: median(runs.map((r) => r.p99)),
+    errors: runs.reduce((n, r) => n + r.errors + r.non2xx, 0),
+    shim: runs.map((r) => r.shim)
+  }
+}
+
+/**
+ * Runs the interleaved rounds for one configuration and summarizes them.
+ *
+ * @param {object} config a checked configuration (see lib/config.js)
+ * @param {object} options
+ * @param {string[]} options.modes modes to run, the first is the baseline
+ * @param {number} options.rounds rounds per mode
+ * @param {(line: string) => void} [options.log] progress output
+ * @returns {Promise<object>} per-mode summaries, ratios and the t-test
+ */
+async function compareConfig (config, { modes, rounds, log = () => {} }) {
+  const runs = await runInterleaved({
+    modes,
+    rounds,
+    roundOptions: (mode) => ({
+      nodeArgs: serverArgs(config, mode),
+      connections: config.c,
+      duration: config.duration,
+      warmup: config.warmup
+    }),
+    onResult: (mode, round, r) => {
+      let line = `  round ${String(round + 1).padStart(2)} ${mode.padEnd(6)} ${formatRate(r.rps, r.cpuPerReq)}`
+      if (r.errors > 0 || r.non2xx > 0) line += `  (${r.errors} socket errors, ${r.non2xx} non-2xx)`
+      if (mode === 'native' && round === 0) line += `\n           ${describeShim(r.shim)}`
+      log(line)
+    }
+  })
+  const result = { config: describe(config), settings: { ...config }, modes: {} }
+  for (const mode of modes) result.modes[mode] = summarize(runs[mode])
+  const { legacy, native, limit } = result.modes
+  if (legacy && native) {
+    result.ratio = native.median / legacy.median
+    result.cpuRatio = native.cpuMedian / legacy.cpuMedian
+    result.welch = welch(native.rps, legacy.rps)
+    result.cpuWelch = welch(native.cpu, legacy.cpu)
+  }
+  if (limit && native) result.limitRatio = native.median / limit.median
+  if (limit && legacy) result.legacyLimitRatio = legacy.median / limit.median
+  return result
+}
+
+function formatP (test) {
+  if (test === null || test === undefined) return 'n/a'
+  return test.p < 0.001 ? test.p.toExponential(1) : test.p.toFixed(3)
+}
+
+function formatInt (n) {
+  return Math.round(n).toLocaleString('en-US')
+}
+
+function printSummary (result, log) {
+  log('')
+  log('mode     median req/s   min-max req/s        CPU µs/req  p99 ms')
+  for (const [mode, s] of Object.entries(result.modes)) {
+    log(`${mode.padEnd(8)} ${formatInt(s.median).padStart(12)}   ` +
+      `${`${formatInt(s.min)}-${formatInt(s.max)}`.padEnd(19)}  ` +
+      `${s.cpuMedian.toFixed(2).padStart(10)}  ${s.p99Median.toFixed(2).padStart(6)}`)
+  }
+  if (result.ratio !== undefined) {
+    const w = result.welch
+    log(`native/legacy: ${result.ratio.toFixed(3)}x req/s (ratio of medians), ` +
+      `${result.cpuRatio.toFixed(3)}x CPU µs/req`)
+    log(`Welch t-test on req/s: ${w ? `t=${w.t.toFixed(2)} df=${w.df.toFixed(1)} ` : ''}p=${formatP(w)}; ` +
+      `on CPU µs/req: p=${formatP(result.cpuWelch)}`)
+  }
+  if (result.limitRatio !== undefined) log(`native/limit: ${result.limitRatio.toFixed(3)}x req/s`)
+  if (result.legacyLimitRatio !== undefined) log(`legacy/limit: ${result.legacyLimitRatio.toFixed(3)}x req/s`)
+}
+
+function matrixConfigs (base) {
+  const configs = []
+  for (const type of ['bytes', 'buffer']) {
+    for (const len of [4, 1024, 16384, 65536]) {
+      for (const chunks of [1, 4]) {
+        for (const chunkedEnc of [0, 1]) configs.push({ ...base, type, len, chunks, chunkedEnc })
+      }
+    }
+  }
+  return configs
+}
+
+function tableRow (result) {
+  const { legacy, native } = result.modes
+  const cell = (s) => (s ? formatInt(s.median) : 'n/a')
+  const ratio = result.ratio !== undefined ? `${result.ratio.toFixed(3)}x` : 'n/a'
+  return `| ${result.config} | ${cell(legacy)} | ${cell(native)} | ${ratio} | ${formatP(result.welch)} |`
+}
+
+function header (config, modes, rounds) {
+  return `${loadTool()} -t1 -c${config.c} -d${config.duration}s after ${config.warmup} s warm-up, ` +
+    `${rounds} interleaved rounds of ${modes.join(', ')}` +
+    `${canPin() ? ', server on CPU 0, load on CPU 1' : ', unpinned'}; Node ${process.version}`
+}
+
+async function main () {
+  const argv = process.argv.slice(2)
+  const config = parseArgs(argv, COMPARE_DEFAULTS)
+  const given = new Set(argv.map((a) => a.slice(0, a.indexOf('='))))
+  if (config.matrix === 1) {
+    if (!given.has('rounds')) config.rounds = MATRIX_ROUNDS
+    if (!given.has('duration')) config.duration = MATRIX_DURATION
+  }
+  checkConfig(config)
+  if (!Number.isInteger(config.rounds) || config.rounds < 1) {
+    throw Object.assign(new Error('rounds must be a positive integer'), { code: 'ERR_BENCH_USAGE' })
+  }
+  const modes = parseModes(config.modes)
+  const log = (line) => console.log(line)
+  const results = []
+
+  if (config.matrix === 1) {
+    const configs = matrixConfigs(config)
+    log(`matrix: ${configs.length} configurations; ${header(config, modes, config.rounds)}`)
+    const rows = []
+    for (const cfg of configs) {
+      log(`${describe(cfg)}`)
+      const result = await compareConfig(cfg, { modes, rounds: config.rounds, log })
+      results.push(result)
+      rows.push(tableRow(result))
+      log(rows[rows.length - 1])
+    }
+    log('')
+    log('| configuration | legacy req/s | native req/s | ratio | p |')
+    log('|---|---|---|---|---|')
+    for (const row of rows) log(row)
+  } else {
+    log(`${describe(config)}; ${header(config, modes, config.rounds)}`)
+    const result = await compareConfig(config, { modes, rounds: config.rounds, log })
+    results.push(result)
+    printSummary(result, log)
+  }
+
+  if (config.json !== '') {
+    fs.writeFileSync(config.json, JSON.stringify({
+      date: new Date().toISOString(),
+      node: process.version,
+      tool: loadTool(),
+      pinned: canPin(),
+      results
+    }, null, 2) + '\n')
+    log(`results written to ${config.json}`)
+  }
+}
+
+if (require.main === module) runMain(main)
+
+module.exports = { compareConfig, printSummary, formatP, formatInt, COMPARE_DEFAULTS }
