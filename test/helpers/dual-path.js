@@ -1,0 +1,421 @@
+'use strict'
+
+// Runs one response fixture against a real server, once on Node's own path and
+// once with the shim installed, and records everything a user could observe:
+// the raw bytes on the wire, the response's state at each step of end(), the
+// order of events and callbacks, errors thrown by the handler, and which path
+// the shim took (from its own counters). Comparing two captures is then a
+// matter of strictSame on plain data.
+
+const childProcess = require('node:child_process')
+const fs = require('node:fs')
+const http = require('node:http')
+const https = require('node:https')
+const os = require('node:os')
+const path = require('node:path')
+
+const shim = require('../../lib/index.js')
+const { parseResponse } = require('./llhttp.js')
+const { RawClient } = require('./raw-client.js')
+
+const DEFAULT_REQUEST = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
+const DATE_LINE = /\r\nDate: [^\r]*\r\n/gi
+const DATE_MASK = '\r\nDate: <masked>\r\n'
+
+// A fixture that never settles must fail on its own, not stall the suite.
+const DEFAULT_TIMEOUT = 2000
+// After the expected responses have arrived on a connection the server keeps
+// open, a little extra time catches bytes a broken path would send too many.
+const LINGER_MS = 15
+
+/**
+ * Replaces every Date header value with a fixed mask, so two captures taken
+ * in different seconds compare equal.
+ *
+ * @param {string|null|undefined} text A header block or raw response text.
+ * @returns {string|null|undefined} The text with Date values masked.
+ */
+function maskDate (text) {
+  if (typeof text !== 'string') return text
+  return text.replace(DATE_LINE, DATE_MASK)
+}
+
+/**
+ * Turns the shim's stats() into the form fixtures state expected paths in:
+ * an object mapping 'native' and each fallback reason to its count, zero
+ * counts left out.
+ *
+ * @param {{native: number, fallback: number, reasons: object}} stats
+ * @returns {object} For example { native: 1 } or { 'headers-sent': 1 }.
+ */
+function pathCounts (stats) {
+  const out = {}
+  if (stats.native > 0) out.native = stats.native
+  for (const reason of Object.keys(stats.reasons).sort()) {
+    if (stats.reasons[reason] > 0) out[reason] = stats.reasons[reason]
+  }
+  return out
+}
+
+/**
+ * Checks observed path counts against a fixture's expectation.
+ *
+ * @param {object} counts What pathCounts() returned for the patched run.
+ * @param {string|string[]|object|undefined} expected 'native' or a reason for
+ *   exactly one end() call; an array of acceptable outcomes for one call; or
+ *   an object of exact counts when a fixture calls end() several times (or
+ *   never: {}).
+ * @returns {boolean} Whether the observation satisfies the expectation.
+ */
+function pathMatches (counts, expected) {
+  if (expected === undefined) expected = 'native'
+  if (typeof expected === 'string') expected = [expected]
+  const keys = Object.keys(counts)
+  if (Array.isArray(expected)) {
+    return keys.length === 1 && counts[keys[0]] === 1 && expected.includes(keys[0])
+  }
+  const want = Object.keys(expected).filter(k => expected[k] > 0)
+  return want.length === keys.length && want.every(k => counts[k] === expected[k])
+}
+
+function describeError (err) {
+  if (err === null || typeof err !== 'object') return { value: String(err) }
+  return { name: err.name, code: err.code, message: err.message }
+}
+
+function errorLabel (err) {
+  if (err === undefined || err === null) return ''
+  return ':' + (err.code ?? err.name ?? String(err))
+}
+
+// Header values as stored, with objects reduced to their kind: a user value
+// with its own toString is a different object (and function) on each run, and
+// calling toString here would add a side effect of the harness's own.
+function plainValue (value) {
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value
+  if (Array.isArray(value)) return value.map(plainValue)
+  return { object: Object.prototype.toString.call(value), keys: Object.keys(value) }
+}
+
+function plainHeaders (headers) {
+  const out = {}
+  for (const name of Object.keys(headers)) out[name] = plainValue(headers[name])
+  return out
+}
+
+// The §4.1 fields of the response, plus the ones that decide framing and
+// keep-alive, and the socket fields legacy end() leaves behind.
+function snapshot (res) {
+  const socket = res.socket
+  return {
+    _header: maskDate(res._header),
+    _headerSent: res._headerSent,
+    headersSent: res.headersSent,
+    finished: res.finished,
+    writableEnded: res.writableEnded,
+    writableFinished: res.writableFinished,
+    writableLength: res.writableLength,
+    writableCorked: res.writableCorked,
+    writableNeedDrain: res.writableNeedDrain,
+    destroyed: res.destroyed,
+    _contentLength: res._contentLength,
+    chunkedEncoding: res.chunkedEncoding,
+    useChunkedEncodingByDefault: res.useChunkedEncodingByDefault,
+    _hasBody: res._hasBody,
+    _last: res._last,
+    shouldKeepAlive: res.shouldKeepAlive,
+    _defaultKeepAlive: res._defaultKeepAlive,
+    _removedConnection: res._removedConnection,
+    _removedContLen: res._removedContLen,
+    _removedTE: res._removedTE,
+    _trailer: res._trailer,
+    sendDate: res.sendDate,
+    statusCode: res.statusCode,
+    statusMessage: res.statusMessage,
+    outputSize: res.outputSize,
+    outputData: Array.isArray(res.outputData) ? res.outputData.length : res.outputData,
+    headers: plainHeaders(res.getHeaders()),
+    finishListeners: res.listenerCount('finish'),
+    socket: socket
+      ? {
+          owner: socket._httpMessage === res,
+          writable: socket.writable,
+          destroyed: socket.destroyed,
+          writableCorked: socket.writableCorked,
+          writableLength: socket.writableLength,
+          closeListeners: socket.listenerCount('close')
+        }
+      : null
+  }
+}
+
+function toRequests (request) {
+  if (request === undefined) return [DEFAULT_REQUEST]
+  return Array.isArray(request) ? request : [request]
+}
+
+function countRequests (requests) {
+  // A pipelined fixture may pack several requests into one string; count the
+  // request lines so the client knows how many responses to wait for.
+  let n = 0
+  for (const r of requests) n += (r.match(/(^|\r\n\r\n)[A-Z]+ \S+ HTTP\/\d\.\d\r\n/g) || []).length
+  return n
+}
+
+/**
+ * Runs `fx` once and records what happened.
+ *
+ * Fixture fields: name, handler(req, res, ctx) (may be async), request (raw
+ * request text, or an array of texts written together, i.e. pipelined),
+ * server (options for http.createServer, plus keepAliveTimeout,
+ * maxRequestsPerSocket, headersTimeout set on the server object), setup(server)
+ * (extra listeners such as checkContinue), date (keep res.sendDate), malformed
+ * (the response is not expected to parse), method (for the parser; inferred
+ * from the first request), timeout, path (expected path, see pathMatches()).
+ *
+ * ctx offers mark() (sample the state "right after end()" and queue a tick
+ * and an immediate; done automatically when a synchronous handler returns),
+ * cb(label) (an end()/write() callback that records its call and error code),
+ * record(key, value) (a fixture's own observation), error(err) (record a
+ * caught error), event(label), index (which request on the connection) and
+ * server.
+ *
+ * @param {object} fx The fixture.
+ * @param {object} options
+ * @param {boolean} options.patched Install the shim around the run.
+ * @param {{key: string, cert: string}} [options.tls] Serve over HTTPS.
+ * @returns {Promise<object>} bytes (latin1 text, Date masked), raw (Buffer),
+ *   parsed (parseResponse result), state, events, path (pathCounts), stats,
+ *   timedOut.
+ */
+async function capture (fx, { patched, tls: tlsOptions } = {}) {
+  const requests = toRequests(fx.request)
+  const expectedResponses = fx.responses ?? countRequests(requests)
+  const method = fx.method ?? (/^HEAD /.test(requests[0]) ? 'HEAD' : 'GET')
+  const events = []
+  const responses = []
+  let responsesClosed = 0
+  let uninstall = null
+
+  if (patched) uninstall = shim.install()
+  shim.resetStats()
+
+  let settle
+  const settled = new Promise(resolve => { settle = resolve })
+  let checkDone = () => {}
+
+  function onRequest (req, res) {
+    const index = responses.length
+    const rec = { state: {}, errors: [], records: [] }
+    responses.push(rec)
+    const label = requests.length > 1 || expectedResponses > 1 ? `${index}:` : ''
+    const event = name => events.push(label + name)
+    let marked = false
+
+    if (!fx.date) res.sendDate = false
+    res.on('socket', () => event('socket'))
+    res.on('prefinish', () => {
+      event('prefinish')
+      rec.state.prefinish = snapshot(res)
+    })
+    res.on('finish', () => {
+      event('finish')
+      rec.state.finish = snapshot(res)
+    })
+    res.on('close', () => {
+      event('close')
+      rec.state.close = snapshot(res)
+      responsesClosed++
+      checkDone()
+    })
+    res.on('drain', () => event('drain'))
+    res.on('error', err => event('error' + errorLabel(err)))
+    // Registered last so that only listeners the handler, Node or the shim
+    // add from here on show up.
+    res.on('newListener', name => event('newListener:' + String(name)))
+
+    const ctx = {
+      index,
+      server: serverRef,
+      mark () {
+        if (marked) return
+        marked = true
+        rec.state.end = snapshot(res)
+        process.nextTick(() => event('tick'))
+        setImmediate(() => event('immediate'))
+      },
+      cb (name = 'cb') {
+        return function callback (err) {
+          event(name + errorLabel(err))
+        }
+      },
+      record (key, value) {
+        rec.records.push([key, value])
+      },
+      error (err) {
+        rec.errors.push(describeError(err))
+        event('caught' + errorLabel(err))
+      },
+      event
+    }
+
+    const afterThrow = err => {
+      ctx.error(err)
+      rec.state.thrown = snapshot(res)
+      // Whatever the handler left half-written, both paths tear it down the
+      // same way, so the client sees the connection close.
+      res.destroy()
+    }
+
+    let result
+    try {
+      result = fx.handler(req, res, ctx)
+    } catch (err) {
+      afterThrow(err)
+      return
+    }
+    if (result && typeof result.then === 'function') {
+      result.then(() => ctx.mark(), afterThrow)
+    } else {
+      ctx.mark()
+    }
+  }
+
+  const serverOptions = { ...fx.server }
+  const serverFields = {}
+  for (const key of ['keepAliveTimeout', 'maxRequestsPerSocket', 'headersTimeout', 'requestTimeout']) {
+    if (key in serverOptions) {
+      serverFields[key] = serverOptions[key]
+      delete serverOptions[key]
+    }
+  }
+  const server = tlsOptions
+    ? https.createServer({ ...serverOptions, ...tlsOptions }, onRequest)
+    : http.createServer(serverOptions, onRequest)
+  const serverRef = server
+  Object.assign(server, serverFields)
+  server.on('clientError', (err, socket) => {
+    events.push('clientError' + errorLabel(err))
+    socket.destroy()
+  })
+  if (fx.setup) fx.setup(server, { events })
+
+  await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+
+  const client = new RawClient({ port, tls: tlsOptions !== undefined, method })
+  let timedOut = false
+  let lingerTimer = null
+  checkDone = () => {
+    // Every response the server started must have closed, so its events are
+    // all in before the capture ends.
+    if (responsesClosed < responses.length) return
+    if (client.closed) {
+      settle()
+      return
+    }
+    if (responsesClosed < expectedResponses || lingerTimer !== null) return
+    const { messages, error } = client.parse(false)
+    const finals = messages.filter(m => m.statusCode >= 200).length
+    if (error === null && finals >= expectedResponses) {
+      lingerTimer = setTimeout(settle, LINGER_MS)
+    }
+  }
+  client.socket.on('data', () => checkDone())
+  client.socket.on('close', () => checkDone())
+  client.send(requests.join('')).catch(err => events.push('client-error' + errorLabel(err)))
+
+  const timer = setTimeout(() => {
+    timedOut = true
+    settle()
+  }, fx.timeout ?? DEFAULT_TIMEOUT)
+  await settled
+  clearTimeout(timer)
+  clearTimeout(lingerTimer)
+
+  client.destroy()
+  server.closeAllConnections()
+  await new Promise(resolve => server.close(() => resolve()))
+  // Any tick or immediate a handler queued has run by now, because the
+  // server's close callback fires on a later loop turn.
+  await new Promise(resolve => setImmediate(resolve))
+
+  const stats = shim.stats()
+  shim.resetStats()
+  if (uninstall !== null) uninstall()
+
+  const raw = client.bytes()
+  return {
+    bytes: maskDate(raw.toString('latin1')),
+    raw,
+    parsed: parseResponse(raw, { method, eof: true }),
+    state: responses,
+    events,
+    path: pathCounts(stats),
+    stats,
+    timedOut
+  }
+}
+
+/**
+ * Generates a throwaway self-signed certificate for localhost with openssl.
+ *
+ * @returns {{key: string, cert: string}} PEM texts.
+ */
+function makeCertificate () {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-tls-'))
+  try {
+    const key = path.join(dir, 'key.pem')
+    const cert = path.join(dir, 'cert.pem')
+    childProcess.execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+      '-subj', '/CN=localhost', '-days', '1', '-keyout', key, '-out', cert
+    ], { stdio: 'ignore' })
+    return { key: fs.readFileSync(key, 'latin1'), cert: fs.readFileSync(cert, 'latin1') }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Runs one fixture on both paths under `t` and asserts parity: equal bytes,
+ * equal state, equal events, a response that parses, and the expected path.
+ *
+ * @param {object} t A tap test.
+ * @param {object} fx The fixture.
+ * @param {object} [options] Passed on to capture() (for example tls).
+ * @returns {Promise<{legacy: object, native: object}>} Both captures.
+ */
+async function checkParity (t, fx, options = {}) {
+  const legacy = await capture(fx, { ...options, patched: false })
+  const native = await capture(fx, { ...options, patched: true })
+  t.equal(native.bytes, legacy.bytes, 'same bytes on the wire')
+  t.strictSame(native.state, legacy.state, 'same response state')
+  t.strictSame(native.events, legacy.events, 'same events in the same order')
+  t.equal(native.timedOut, legacy.timedOut, 'both runs settled the same way')
+  t.strictSame(legacy.path, {}, 'the unpatched run never reaches the shim')
+  if (!pathMatches(native.path, fx.path)) {
+    t.fail('path taken', { found: native.path, wanted: fx.path ?? 'native' })
+  } else {
+    t.pass('path taken: ' + JSON.stringify(native.path))
+  }
+  if (fx.malformed) {
+    t.ok(native.parsed.error !== null || native.timedOut || fx.malformed === 'any',
+      'the response is malformed on purpose')
+  } else {
+    t.equal(native.parsed.error, null, 'the response parses')
+    t.notOk(native.timedOut, 'the exchange completed')
+  }
+  return { legacy, native }
+}
+
+module.exports = {
+  DEFAULT_REQUEST,
+  capture,
+  checkParity,
+  makeCertificate,
+  maskDate,
+  pathCounts,
+  pathMatches,
+  snapshot
+}
