@@ -17,6 +17,11 @@ const { isUint8Array } = require('node:util/types')
 const binding = require('./binding.js')
 const errors = require('./errors.js')
 
+// lib/binding.js exports the addon or null; why it is null is kept on its
+// module record, read here once while that record is the one just loaded.
+const bindingRecord = require.cache[require.resolve('./binding.js')]
+const loadError = (bindingRecord && bindingRecord.loadError) || null
+
 // The bits of the addon's `flags` argument; the values are fixed by
 // src/binding.c and repeated here for the JS fallback.
 const CHUNKED = 1
@@ -290,8 +295,5 @@ module.exports = {
   buildHttpMessage,
   isNative: binding !== null,
   // Why the addon did not load (an Error), or null when it did.
-  get loadError () {
-    const record = require.cache[require.resolve('./binding.js')]
-    return (record && record.loadError) || null
-  }
+  loadError
 }
