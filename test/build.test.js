@@ -59,7 +59,7 @@ function manyHeaders (n) {
       case 1: h.push(`x-num-${i}`, i * 1000 + 0.5); break
       case 2: h.push(`X-Empty-${i}`, ''); break
       case 3: h.push(`X-List-${i}`, [`a${i}`, `b${i}`]); break
-      default: h.push(`X-Latin1-${i}`, `caf\u00e9 \u00ff\u0080`); break
+      default: h.push(`X-Latin1-${i}`, 'caf\u00e9 \u00ff\u0080'); break
     }
   }
   return h
