@@ -52,9 +52,25 @@ const httpDebug = util.debuglog('http').enabled
 // Node's checkInvalidHeaderChar (lib/_http_common.js).
 const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
 
-let kOutHeaders, kCorked, kUniqueHeaders, resMethods, socketMethods, Socket, nodeDate
+let kOutHeaders, kCorked, kUniqueHeaders, Socket, nodeDate
+let resWriteHead, resImplicitHeader, resStoreHeader, resSend, resWriteRaw, resFlushOutput
+let socketWrite, socketCork, socketUncork, socketWrite_, socketWritev, socketWriteGeneric
 if (internals !== null) {
-  ({ kOutHeaders, kCorked, kUniqueHeaders, resMethods, socketMethods, Socket, nodeDate } = internals)
+  ({ kOutHeaders, kCorked, kUniqueHeaders, Socket, nodeDate } = internals)
+  const r = internals.resMethods
+  const k = internals.socketMethods
+  resWriteHead = r.writeHead
+  resImplicitHeader = r._implicitHeader
+  resStoreHeader = r._storeHeader
+  resSend = r._send
+  resWriteRaw = r._writeRaw
+  resFlushOutput = r._flushOutput
+  socketWrite = k.write
+  socketCork = k.cork
+  socketUncork = k.uncork
+  socketWrite_ = k._write
+  socketWritev = k._writev
+  socketWriteGeneric = k._writeGeneric
 }
 
 const FLAGS = binding === null ? null : binding.flags
@@ -84,14 +100,14 @@ function count (reason) {
   if (debug.enabled) debug('fallback: %s', reason)
 }
 
+// Unrolled: this runs for every response.
 function methodsPatched (res, socket) {
-  for (const name in resMethods) {
-    if (res[name] !== resMethods[name]) return true
-  }
-  for (const name in socketMethods) {
-    if (socket[name] !== socketMethods[name]) return true
-  }
-  return false
+  return res.writeHead !== resWriteHead || res._implicitHeader !== resImplicitHeader ||
+    res._storeHeader !== resStoreHeader || res._send !== resSend ||
+    res._writeRaw !== resWriteRaw || res._flushOutput !== resFlushOutput ||
+    socket.write !== socketWrite || socket.cork !== socketCork ||
+    socket.uncork !== socketUncork || socket._write !== socketWrite_ ||
+    socket._writev !== socketWritev || socket._writeGeneric !== socketWriteGeneric
 }
 
 function bodyLength (chunk, encoding) {
