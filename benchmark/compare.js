@@ -193,4 +193,4 @@ async function main () {
 
 if (require.main === module) runMain(main)
 
-module.exports = { compareConfig, printSummary, formatP, formatInt, COMPARE_DEFAULTS }
+module.exports = { compareConfig, printSummary, formatP, formatInt, matrixConfigs, tableRow, COMPARE_DEFAULTS }

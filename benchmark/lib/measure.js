@@ -63,7 +63,9 @@ function describeShim (shim) {
   if (total > 0) text += ` (${(100 * native / total).toFixed(1)}% native)`
   const why = Object.entries(reasons || {}).filter(([, n]) => n > 0)
   if (why.length > 0) text += ` reasons: ${why.map(([r, n]) => `${r}=${n}`).join(', ')}`
-  if (total > 0 && native === 0) text = `WARNING: no response took the native path; ${text}`
+  // Expected where the configuration writes before end() (chunks > 1), a
+  // surprise anywhere else, so it is spelled out.
+  if (total > 0 && native === 0) text = `every response fell back to Node's path; ${text}`
   return text
 }
 
