@@ -1,0 +1,179 @@
+'use strict'
+
+// Express 5 apps on a real loopback server: every route is requested once on
+// Node's own path and once with the shim installed, and the raw bytes must be
+// identical. The shim's counters show which responses took the native path
+// (docs/node-outgoing-path.md §8.1, §8.4).
+
+const fs = require('node:fs')
+const http = require('node:http')
+const os = require('node:os')
+const path = require('node:path')
+const { Readable } = require('node:stream')
+
+const t = require('tap')
+const express = require('express')
+const compression = require('compression')
+
+const { Totals, close, compare, listen, request } = require('./helpers/framework-capture.js')
+
+const totals = new Totals()
+const GET = (p, headers) => request('GET', p, headers)
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-express-'))
+const file = path.join(dir, 'data.txt')
+fs.writeFileSync(file, 'line of text\n'.repeat(400))
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+function routes (app) {
+  app.get('/json', (req, res) => res.json({ hello: 'world', list: [1, 2, 3] }))
+  app.get('/created', (req, res) => res.status(201).json({ id: 7 }))
+  app.get('/text', (req, res) => res.send('hello world'))
+  app.get('/plain', (req, res) => res.type('text').send('plain text'))
+  app.get('/utf8', (req, res) => res.send('café ☕'))
+  app.get('/long', (req, res) => res.send('x'.repeat(1500)))
+  app.get('/buffer', (req, res) => res.send(Buffer.from([0, 1, 2, 0x80, 0xff])))
+  app.get('/empty', (req, res) => res.sendStatus(204))
+  app.get('/redirect', (req, res) => res.redirect('/text'))
+  app.get('/moved', (req, res) => res.redirect(301, '/json'))
+  app.get('/file', (req, res) => fs.createReadStream(file).pipe(res))
+  app.get('/readable', (req, res) => {
+    res.type('text')
+    Readable.from(['one ', 'two ', 'three']).pipe(res)
+  })
+  app.get('/error', () => { throw new Error('boom') })
+  app.get('/async-error', async () => { throw new Error('async boom') })
+  return app
+}
+
+function makeApp (configure) {
+  const app = express()
+  // finalhandler prints errors unless the env is 'test'; the page then
+  // carries the stack, which is the same on both runs.
+  app.set('env', 'test')
+  if (configure) configure(app)
+  return routes(app)
+}
+
+async function serve (t, app) {
+  const server = http.createServer(app)
+  const port = await listen(server)
+  t.teardown(() => close(server))
+  return port
+}
+
+t.test('default settings (weak ETag)', async t => {
+  const port = await serve(t, makeApp())
+  const native1 = { native: 1 }
+
+  t.test('res.json', async t => {
+    const { legacy } = await compare(t, port, GET('/json'), native1, totals)
+    t.equal(legacy.messages[0].statusCode, 200)
+    t.equal(legacy.messages[0].body.toString(), '{"hello":"world","list":[1,2,3]}')
+    t.match(legacy.text, /\r\nETag: W\/"/)
+  })
+  t.test('res.status(201).json', t => compare(t, port, GET('/created'), native1, totals))
+  t.test('res.send(string) goes out as a Buffer body', t =>
+    compare(t, port, GET('/text'), native1, totals))
+  t.test('res.type().send()', t => compare(t, port, GET('/plain'), native1, totals))
+  t.test('res.send(non-ASCII string)', async t => {
+    const { legacy } = await compare(t, port, GET('/utf8'), native1, totals)
+    t.equal(legacy.messages[0].body.toString('utf8'), 'café ☕')
+  })
+  t.test('res.send(string of 1500 chars)', t => compare(t, port, GET('/long'), native1, totals))
+  t.test('res.send(Buffer)', async t => {
+    const { legacy } = await compare(t, port, GET('/buffer'), native1, totals)
+    t.strictSame([...legacy.messages[0].body], [0, 1, 2, 0x80, 0xff])
+  })
+  t.test('res.sendStatus(204)', t =>
+    compare(t, port, GET('/empty'), { 'no-body-status': 1 }, totals))
+  t.test('404 from finalhandler', async t => {
+    const { legacy } = await compare(t, port, GET('/nowhere'), native1, totals)
+    t.equal(legacy.messages[0].statusCode, 404)
+    t.match(legacy.text, /Content-Security-Policy: default-src 'none'/)
+  })
+  t.test('HEAD of a GET route', async t => {
+    const { legacy } = await compare(t, port, request('HEAD', '/text'), { head: 1 }, totals)
+    t.match(legacy.text, /\r\nContent-Length: 11\r\n/)
+  })
+  t.test('HEAD 404', t => compare(t, port, request('HEAD', '/nowhere'), { head: 1 }, totals))
+  t.test('res.redirect', async t => {
+    const { legacy } = await compare(t, port, GET('/redirect'), native1, totals)
+    t.equal(legacy.messages[0].statusCode, 302)
+  })
+  t.test('res.redirect(301) with Accept: text/html', t =>
+    compare(t, port, GET('/moved', { Accept: 'text/html' }), native1, totals))
+  t.test('fs.createReadStream().pipe(res)', async t => {
+    const { legacy } = await compare(t, port, GET('/file'), { 'headers-sent': 1 }, totals)
+    t.equal(legacy.messages[0].body.length, 13 * 400)
+  })
+  t.test('Readable.from().pipe(res)', t =>
+    compare(t, port, GET('/readable'), { 'headers-sent': 1 }, totals))
+  t.test('500 from a thrown error', async t => {
+    const { legacy } = await compare(t, port, GET('/error'), native1, totals)
+    t.equal(legacy.messages[0].statusCode, 500)
+    t.match(legacy.messages[0].body.toString(), /Error: boom/)
+  })
+  t.test('500 from a rejected async handler', t =>
+    compare(t, port, GET('/async-error'), native1, totals))
+  t.test('keep-alive: several requests on one socket', async t => {
+    const keep = p => request('GET', p, {}, false)
+    const { legacy } = await compare(t, port, [
+      keep('/json'), keep('/text'), request('HEAD', '/json', {}, false), keep('/nowhere'),
+      keep('/readable'), keep('/redirect'), keep('/buffer'), GET('/error')
+    ], { native: 6, head: 1, 'headers-sent': 1 }, totals)
+    t.equal(legacy.messages.length, 8)
+    t.ok(legacy.closed, 'the last request closed the connection')
+  })
+})
+
+t.test("app.set('etag', false)", async t => {
+  const port = await serve(t, makeApp(app => app.set('etag', false)))
+
+  t.test('res.send(short string) merges header and body', async t => {
+    const { legacy } = await compare(t, port, GET('/text'), { native: 1 }, totals)
+    t.notMatch(legacy.text, /ETag/)
+  })
+  t.test('res.json', t => compare(t, port, GET('/json'), { native: 1 }, totals))
+  // A UTF-8 string body whose character count differs from its byte count
+  // would change the socket's write accounting (§6.1 item 9): Node's path.
+  t.test('res.send(non-ASCII short string)', t =>
+    compare(t, port, GET('/utf8'), { 'non-ascii': 1 }, totals))
+  t.test('res.send(long string) becomes a Buffer', t =>
+    compare(t, port, GET('/long'), { native: 1 }, totals))
+  t.test('404', t => compare(t, port, GET('/nowhere'), { native: 1 }, totals))
+})
+
+t.test('compression middleware', async t => {
+  const port = await serve(t, makeApp(app => {
+    app.use(compression({ threshold: 1024 }))
+    app.get('/big', (req, res) => res.send('compressible text '.repeat(200)))
+    app.get('/small', (req, res) => res.send('small'))
+  }))
+  const gzip = { 'Accept-Encoding': 'gzip' }
+
+  // Above the threshold the body is written through zlib, so the header was
+  // sent by write() long before end().
+  t.test('body above the threshold is gzipped', async t => {
+    const { legacy } = await compare(t, port, GET('/big', gzip), { 'headers-sent': 1 }, totals)
+    t.match(legacy.text, /\r\nContent-Encoding: gzip\r\n/)
+    t.match(legacy.text, /\r\nTransfer-Encoding: chunked\r\n/)
+  })
+  // Below it, on-headers has replaced res.writeHead on the instance; the shim
+  // leaves such responses to Node (§6.1 item 4).
+  t.test('body below the threshold', async t => {
+    const { legacy } = await compare(t, port, GET('/small', gzip), { patched: 1 }, totals)
+    t.notMatch(legacy.text, /Content-Encoding/)
+    t.match(legacy.text, /\r\nVary: Accept-Encoding\r\n/)
+  })
+  t.test('no Accept-Encoding', t => compare(t, port, GET('/big'), { patched: 1 }, totals))
+  t.test('keep-alive mix', t => compare(t, port, [
+    request('GET', '/big', gzip, false), request('GET', '/small', gzip, false), GET('/json', gzip)
+  ], { 'headers-sent': 1, patched: 2 }, totals))
+})
+
+t.test('totals', async t => {
+  const text = totals.format('express')
+  t.comment(text)
+  t.ok(totals.counts.native > 0, 'some express responses took the native path')
+})
