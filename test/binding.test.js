@@ -1,0 +1,248 @@
+'use strict'
+
+// The addon's own contract (src/binding.c): misuse throws a TypeError, a
+// response the core rejects comes back as the numeric code, and buildFromHead
+// reproduces a head Node rendered. Also a self-test of test/helpers/llhttp.js.
+
+const http = require('node:http')
+const path = require('node:path')
+const { Worker } = require('node:worker_threads')
+const { test } = require('tap')
+
+const binding = require('../lib/binding.js')
+const { parseResponse } = require('./helpers/llhttp.js')
+
+const { CHUNKED, BODY_LATIN1, HEAD_UTF8, ASCII_ONLY } = binding?.flags ?? {}
+
+function nodeResponse () {
+  return new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} })
+}
+
+// Counts the header lines of a rendered head (all lines but the status line
+// and the empty last one).
+function countLines (head) {
+  return head.split('\r\n').length - 3
+}
+
+test('the addon loads and exports its interface', async t => {
+  t.not(binding, null, 'lib/binding.js loaded the addon (run `node scripts/build.js` first)')
+  t.equal(typeof binding.build, 'function')
+  t.equal(typeof binding.buildFromHead, 'function')
+  t.strictSame(binding.flags, { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4, ASCII_ONLY: 8 })
+  t.strictSame(binding.errors, {
+    EINVAL_STATUS: 1,
+    EINVAL_REASON: 2,
+    EINVAL_NAME: 3,
+    EINVAL_VALUE: 4,
+    EINVAL_HEAD: 5,
+    EINVAL_ARG: 6,
+    EOVERFLOW: 7,
+    E2BIG: 8,
+    ENONASCII: 64
+  })
+  t.ok(Object.isFrozen(binding.flags) && Object.isFrozen(binding.errors), 'frozen')
+})
+
+test('misuse throws a TypeError naming the function and argument', async t => {
+  const cases = [
+    [() => binding.build(), /^build: expected 5 arguments/],
+    [() => binding.build(200, undefined, [], undefined), /^build: expected 5 arguments/],
+    [() => binding.build(200, undefined, [], undefined, 0, 1), /^build: expected 5 arguments/],
+    [() => binding.build('200', undefined, [], undefined, 0), /^build: argument 'statusCode'/],
+    [() => binding.build(200, 5, [], undefined, 0), /^build: argument 'reason'/],
+    [() => binding.build(200, undefined, {}, undefined, 0), /^build: argument 'headers' must be an array/],
+    [() => binding.build(200, undefined, ['a'], undefined, 0), /^build: argument 'headers' must have an even length/],
+    [() => binding.build(200, undefined, ['a', 5], undefined, 0), /^build: argument 'headers\[1\]' must be a string/],
+    [() => binding.build(200, undefined, [], 5, 0), /^build: argument 'body'/],
+    [() => binding.build(200, undefined, [], new Uint16Array(1), 0), /^build: argument 'body'/],
+    [() => binding.build(200, undefined, [], new ArrayBuffer(1), 0), /^build: argument 'body'/],
+    [() => binding.build(200, undefined, [], undefined, '0'), /^build: argument 'flags' must be a number/],
+    [() => binding.build(200, undefined, [], undefined, 16), /^build: argument 'flags' has unknown bits/],
+    [() => binding.buildFromHead(), /^buildFromHead: expected 4 arguments/],
+    [() => binding.buildFromHead(5, 0, undefined, 0), /^buildFromHead: argument 'head' must be a string/],
+    [() => binding.buildFromHead('HTTP/1.1 200 OK\r\n\r\n', '0', undefined, 0), /^buildFromHead: argument 'numHeaders'/],
+    [() => binding.buildFromHead('HTTP/1.1 200 OK\r\n\r\n', 0, {}, 0), /^buildFromHead: argument 'body'/],
+    [() => binding.buildFromHead('HTTP/1.1 200 OK\r\n\r\n', 0, undefined, null), /^buildFromHead: argument 'flags'/]
+  ]
+  for (const [fn, message] of cases) {
+    t.throws(fn, { name: 'TypeError', message }, String(message))
+  }
+})
+
+test('a rejected response returns the core error code', async t => {
+  const { errors } = binding
+  t.equal(binding.build(99, undefined, [], undefined, 0), errors.EINVAL_STATUS)
+  t.equal(binding.build(1000, undefined, [], undefined, 0), errors.EINVAL_STATUS)
+  t.equal(binding.build(200.5, undefined, [], undefined, 0), errors.EINVAL_STATUS)
+  t.equal(binding.build(NaN, undefined, [], undefined, 0), errors.EINVAL_STATUS)
+  t.equal(binding.build(200, 'a\nb', [], undefined, 0), errors.EINVAL_REASON)
+  t.equal(binding.build(200, 'a\u0100', [], undefined, 0), errors.EINVAL_REASON)
+  t.equal(binding.build(200, undefined, ['a b', 'x'], undefined, 0), errors.EINVAL_NAME)
+  t.equal(binding.build(200, undefined, ['', 'x'], undefined, 0), errors.EINVAL_NAME)
+  t.equal(binding.build(200, undefined, ['X\u0d0a', 'x'], undefined, 0), errors.EINVAL_NAME)
+  t.equal(binding.build(200, undefined, ['a', 'x\r\nInjected: 1'], undefined, 0), errors.EINVAL_VALUE)
+  t.equal(binding.build(200, undefined, ['a', '\u0d0a'], undefined, HEAD_UTF8), errors.EINVAL_VALUE,
+    'U+0D0A is never truncated to LF')
+  t.equal(binding.build(200, undefined, ['a', '\u0141'], undefined, 0), errors.EINVAL_VALUE,
+    'U+0141 is never truncated to "A"')
+  t.equal(binding.build(200, undefined, ['a', '\ud800'], undefined, 0), errors.EINVAL_VALUE)
+  t.equal(binding.build(200, undefined, ['a', 'ok', 'b', 'bad\0'], 'body', 0), errors.EINVAL_VALUE)
+})
+
+test('build writes what Buffer.from would', async t => {
+  const body = 'a\ud800b\u00e9\u4e2d\ud83d\ude00'
+  const out = binding.build(200, undefined, ['X', 'caf\u00e9'], body, 0)
+  t.ok(out.equals(Buffer.concat([
+    Buffer.from('HTTP/1.1 200 OK\r\nX: caf\u00e9\r\n\r\n', 'latin1'),
+    Buffer.from(body, 'utf8')
+  ])), 'utf8 body, latin1 head')
+  const out2 = binding.build(200, 'Ol\u00e9', ['X', 'caf\u00e9'], body, BODY_LATIN1 | HEAD_UTF8)
+  t.ok(out2.equals(Buffer.concat([
+    Buffer.from('HTTP/1.1 200 Ol\u00e9\r\nX: caf\u00e9\r\n\r\n', 'utf8'),
+    Buffer.from(body, 'latin1')
+  ])), 'latin1 body, utf8 head')
+  const pool = Buffer.from('0123456789')
+  const view = new Uint8Array(pool.buffer, pool.byteOffset + 2, 5)
+  t.equal(binding.build(200, '', [], view, 0).toString('latin1'), 'HTTP/1.1 200 \r\n\r\n23456', 'byte offset')
+  t.equal(binding.build(200, undefined, [], new Uint8ClampedArray([65, 66]), 0).toString('latin1'),
+    'HTTP/1.1 200 OK\r\n\r\nAB')
+  t.equal(binding.build(204, undefined, [], null, CHUNKED).toString('latin1'),
+    'HTTP/1.1 204 No Content\r\n\r\n0\r\n\r\n', 'null body, chunked')
+  // Strings larger than the kept scratch memory, several times in a row.
+  for (let i = 0; i < 3; i++) {
+    const big = 'x\u00e9'.repeat(1024 * 1024) + i
+    const got = binding.build(200, undefined, [], big, 0)
+    const want = Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\n\r\n'), Buffer.from(big)])
+    t.ok(got.equals(want), `2 MiB string body, round ${i}`)
+  }
+  const many = []
+  for (let i = 0; i < 500; i++) many.push(`X-${i}`, 'v'.repeat(i))
+  const got = binding.build(200, undefined, many, '', 0).toString('latin1')
+  t.equal(got.split('\r\n').length, 503, '500 headers')
+  t.ok(got.includes(`X-499: ${'v'.repeat(499)}\r\n`))
+})
+
+test('buildFromHead round trips a head Node rendered', async t => {
+  const res = nodeResponse()
+  res.sendDate = false
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8')
+  res.setHeader('Set-Cookie', ['a=1', 'b=2'])
+  res.setHeader('X-Latin1', 'caf\u00e9')
+  res.writeHead(201, { 'Content-Length': 5, 'X-Num': 42 })
+  const head = res._header
+  t.equal(typeof head, 'string', 'writeHead rendered _header')
+  const n = countLines(head)
+  t.equal(n, 7, 'seven header lines')
+
+  const body = Buffer.from('hello')
+  t.ok(binding.buildFromHead(head, n, body, 0).equals(Buffer.concat([Buffer.from(head, 'latin1'), body])),
+    'latin1 head + Buffer body')
+  t.ok(binding.buildFromHead(head, n, 'h\u00e9llo', HEAD_UTF8).equals(Buffer.from(head + 'h\u00e9llo', 'utf8')),
+    'utf8 head + utf8 body, as Node merges them')
+  t.ok(binding.buildFromHead(head, n, 'h\u00e9', BODY_LATIN1).equals(Buffer.from(head + 'h\u00e9', 'latin1')),
+    'latin1 head + latin1 body')
+  t.equal(binding.buildFromHead(head, n, 'abc', CHUNKED).toString('latin1'), head + '3\r\nabc\r\n0\r\n\r\n',
+    'chunked')
+  t.equal(binding.buildFromHead(head, n, undefined, 0).toString('latin1'), head, 'no body')
+
+  const { messages, error } = parseResponse(binding.buildFromHead(head, n, body, 0))
+  t.equal(error, null)
+  t.equal(messages[0].statusCode, 201)
+  t.equal(messages[0].body.toString(), 'hello')
+})
+
+test('buildFromHead rejects a head that is not what it claims', async t => {
+  const { errors } = binding
+  const head = 'HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\n\r\n'
+  t.type(binding.buildFromHead(head, 2, '', 0), Buffer)
+  t.equal(binding.buildFromHead(head, 1, '', 0), errors.EINVAL_HEAD, 'one line fewer than the head has')
+  t.equal(binding.buildFromHead(head, 3, '', 0), errors.EINVAL_HEAD, 'one line more than the head has')
+  t.equal(binding.buildFromHead(head, 4294967295, '', 0), errors.EINVAL_HEAD, 'absurd count')
+  // A value that smuggles a line ending or a second header.
+  const cr = binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\ry\r\n\r\n', 1, '', 0)
+  t.ok(cr === errors.EINVAL_VALUE || cr === errors.EINVAL_HEAD, `bare CR in a value (${cr})`)
+  const lf = binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\ny\r\n\r\n', 1, '', 0)
+  t.ok(lf === errors.EINVAL_VALUE || lf === errors.EINVAL_HEAD, `bare LF in a value (${lf})`)
+  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\r\nInjected: 1\r\n\r\n', 1, '', 0),
+    errors.EINVAL_HEAD, 'an injected line changes the count')
+  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\u0d0ay\r\n\r\n', 1, '', 0), errors.EINVAL_VALUE,
+    'U+0D0A in a value')
+  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nA\u0d0a: x\r\n\r\n', 1, '', 0), errors.EINVAL_NAME,
+    'U+0D0A in a name')
+  t.equal(binding.buildFromHead('HTTP/1.1 200 O\u0d0aK\r\n\r\n', 0, '', 0), errors.EINVAL_REASON,
+    'U+0D0A in the reason')
+  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\r\n', 1, '', 0), errors.EINVAL_HEAD, 'no final CRLF')
+  t.equal(binding.buildFromHead('HTTP/1.0 200 OK\r\n\r\n', 0, '', 0), errors.EINVAL_HEAD, 'not HTTP/1.1')
+  t.equal(binding.buildFromHead('', 0, '', 0), errors.EINVAL_HEAD, 'empty')
+})
+
+test('ASCII_ONLY rejects any char >= 0x80 in the head or a string body', async t => {
+  const { errors } = binding
+  const head = 'HTTP/1.1 200 OK\r\nX: a\r\n\r\n'
+  t.equal(binding.buildFromHead(head, 1, 'ascii', ASCII_ONLY).toString('latin1'), head + 'ascii')
+  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nX: \u00e9\r\n\r\n', 1, '', ASCII_ONLY), errors.ENONASCII)
+  t.equal(binding.buildFromHead(head, 1, '\u00e9', ASCII_ONLY), errors.ENONASCII, 'utf8 body')
+  t.equal(binding.buildFromHead(head, 1, '\u0141', ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
+    'latin1 body whose low byte is ASCII')
+  t.equal(binding.buildFromHead(head, 1, '\x7f', ASCII_ONLY | BODY_LATIN1).toString('latin1'), head + '\x7f')
+  t.ok(binding.buildFromHead(head, 1, Buffer.from([0xff]), ASCII_ONLY).equals(Buffer.from(head + '\xff', 'latin1')),
+    'Buffer bodies are bytes, not text')
+  t.equal(binding.build(200, 'Ol\u00e9', [], undefined, ASCII_ONLY), errors.ENONASCII, 'reason')
+  t.equal(binding.build(200, undefined, ['X', '\u00e9'], undefined, ASCII_ONLY), errors.ENONASCII, 'value')
+  t.equal(binding.build(200, undefined, ['X', '\u0100'], undefined, ASCII_ONLY), errors.EINVAL_VALUE,
+    'a char above 0xFF is still invalid, not merely non-ASCII')
+})
+
+test('the addon works in a worker thread (context aware)', async t => {
+  const script = `
+    const { parentPort } = require('node:worker_threads')
+    const b = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'binding.js'))})
+    parentPort.postMessage(b.build(200, undefined, ['X', 'y'], 'z', 0).toString('latin1'))
+  `
+  const out = await new Promise((resolve, reject) => {
+    const w = new Worker(script, { eval: true })
+    w.once('message', resolve)
+    w.once('error', reject)
+  })
+  t.equal(out, 'HTTP/1.1 200 OK\r\nX: y\r\n\r\nz')
+  t.equal(binding.build(200, undefined, [], 'still', 0).toString('latin1'), 'HTTP/1.1 200 OK\r\n\r\nstill',
+    'the main thread is unaffected after the worker exits')
+})
+
+test('llhttp helper: pipelined messages, HEAD, batches and errors', async t => {
+  const three = Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi' +
+    'HTTP/1.1 404 Nope\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n' +
+    'HTTP/1.1 204 No Content\r\n\r\n')
+  const r = parseResponse(three)
+  t.equal(r.error, null)
+  t.strictSame(r.messages.map(m => [m.statusCode, m.statusMessage, m.body.toString()]),
+    [[200, 'OK', 'hi'], [404, 'Nope', 'ab'], [204, 'No Content', '']])
+  t.strictSame(r.messages[1].headers, ['Transfer-Encoding', 'chunked'])
+  t.equal(r.messages[0].versionMajor, 1)
+  t.equal(r.messages[0].versionMinor, 1)
+  t.equal(r.messages[0].shouldKeepAlive, true)
+
+  const head = parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n' +
+    'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'), { method: 'HEAD' })
+  t.equal(head.error, null)
+  t.equal(head.messages.length, 2, 'HEAD: Content-Length does not announce a body')
+
+  const lines = []
+  for (let i = 0; i < 70; i++) lines.push(`H${i}`, `v${i}`)
+  const big = parseResponse(Buffer.from('HTTP/1.1 200 OK\r\n' +
+    lines.map((x, i) => i % 2 ? `${x}\r\n` : `${x}: `).join('') + 'Content-Length: 0\r\n\r\n'))
+  t.strictSame(big.messages[0].headers, [...lines, 'Content-Length', '0'], '70 headers arrive in order')
+
+  const bad = parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nA: x\ny\r\n\r\n'))
+  t.equal(bad.messages.length, 0)
+  t.match(bad.error, { code: /^HPE_/, reason: String, bytesParsed: Number })
+
+  const truncated = parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab'))
+  t.not(truncated.error, null, 'a short body is an error at EOF')
+  t.equal(parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab'), { eof: false }).error,
+    null, 'but not before EOF')
+
+  const close = parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil close'))
+  t.equal(close.messages[0].body.toString(), 'until close', 'a body delimited by close ends at EOF')
+  t.equal(close.messages[0].shouldKeepAlive, false)
+})
