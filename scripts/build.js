@@ -69,7 +69,7 @@ function main () {
 
   const why = res.error ? res.error.message : `node-gyp exited with ${res.status ?? res.signal}`
   if (ifNeeded) {
-    console.warn(`http-oneshot: native build failed (${why}); using the pure JS fallback, which sends the same bytes more slowly.`)
+    console.warn(`http-oneshot: native build failed (${why}); using the pure JS fallback, which produces the same bytes.`)
     return 0
   }
   console.error(`http-oneshot: native build failed (${why})`)

@@ -32,12 +32,12 @@
 
 #include "http_message.h"
 
-#define CALL(env, call)                                                                            \
-  do {                                                                                             \
-    if ((call) != napi_ok) {                                                                       \
-      throw_last_error(env);                                                                       \
-      return NULL;                                                                                 \
-    }                                                                                              \
+#define CALL(env, call)      \
+  do {                       \
+    if ((call) != napi_ok) { \
+      throw_last_error(env); \
+      return NULL;           \
+    }                        \
   } while (0)
 
 /* The flag bits shared with lib/. */
@@ -512,8 +512,8 @@ static napi_value js_build(napi_env env, napi_callback_info info)
   int reject = 0;
   span_t reason = {0, 0};
   if (reason_type == napi_string) {
-    CALL(env, read_head_string(env, inst, argv[1], &used, &reason, flags, HM_EINVAL_REASON,
-                               &reject));
+    CALL(env,
+         read_head_string(env, inst, argv[1], &used, &reason, flags, HM_EINVAL_REASON, &reject));
   }
   for (uint32_t i = 0; i < n; i++) {
     napi_value el;
@@ -670,9 +670,9 @@ static napi_value make_errors(napi_env env)
 {
   napi_value obj;
   CALL(env, napi_create_object(env, &obj));
-#define ERR_GEN(name, _)                                                                           \
-  if (set_uint32(env, obj, #name, HM_##name) == NULL) {                                           \
-    return NULL;                                                                                   \
+#define ERR_GEN(name, _)                                \
+  if (set_uint32(env, obj, #name, HM_##name) == NULL) { \
+    return NULL;                                        \
   }
   HM_ERRNO_MAP(ERR_GEN)
 #undef ERR_GEN
@@ -706,10 +706,10 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
   }
 
   napi_property_descriptor props[] = {
-    {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
-    {"buildFromHead", NULL, js_build_from_head, NULL, NULL, NULL, napi_enumerable, inst},
-    {"flags", NULL, NULL, NULL, NULL, flags, napi_enumerable, NULL},
-    {"errors", NULL, NULL, NULL, NULL, errors, napi_enumerable, NULL},
+      {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
+      {"buildFromHead", NULL, js_build_from_head, NULL, NULL, NULL, napi_enumerable, inst},
+      {"flags", NULL, NULL, NULL, NULL, flags, napi_enumerable, NULL},
+      {"errors", NULL, NULL, NULL, NULL, errors, napi_enumerable, NULL},
   };
   CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
   return exports;
