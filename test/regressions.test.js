@@ -51,7 +51,6 @@ t.test('§7.2.2 strictContentLength throws on the single end(chunk)', t => both(
   name: 'strictContentLength, CL 4, end("hello")',
   request: CLOSE,
   path: 'strict-content-length',
-  malformed: 'any',
   handler (req, res) {
     res.strictContentLength = true
     res.setHeader('Content-Length', 4)
@@ -87,7 +86,6 @@ t.test('§7.2.4 TE with parameters counts as chunked', t => both(t, {
   name: 'TE chunked;foo=bar + end("ok")',
   request: CLOSE,
   path: 'transfer-encoding',
-  malformed: 'any',
   handler (req, res) {
     res.setHeader('Transfer-Encoding', 'chunked;foo=bar')
     res.end('ok')
@@ -123,7 +121,9 @@ t.test('§7.1.1 UTF-8 bodies are sent as UTF-8, keep-alive stays in sync', async
       name: `UTF-8 bodies, ${framing} framing`,
       request: [KEEP, KEEP, KEEP, CLOSE],
       sequential: true,
-      path: framing === 'auto' ? 'any' : { 'transfer-encoding': 4 },
+      // The three UTF-8 string bodies differ in length and byte count, which
+      // the shim leaves to Node; the Buffer body goes native.
+      path: framing === 'auto' ? { native: 1, 'non-ascii': 3 } : { 'transfer-encoding': 4 },
       handler (req, res, ctx) {
         if (framing === 'chunked') res.setHeader('Transfer-Encoding', 'chunked')
         if (ctx.index < UTF8_BODIES.length) {
@@ -152,7 +152,7 @@ t.test('§2.8 header bytes follow the body encoding', t => both(t, {
   name: 'caf\xe9 header, string body then Buffer body',
   request: [KEEP, CLOSE],
   sequential: true,
-  path: 'any',
+  path: { native: 1, 'non-ascii': 1 },
   handler (req, res, ctx) {
     res.setHeader('X-Name', 'caf\xe9')
     res.setHeader('Content-Length', 1)
@@ -189,7 +189,7 @@ t.test('§7.1.3 validation legacy performs is never skipped', async t => {
       request: [KEEP, KEEP, KEEP, CLOSE],
       sequential: true,
       server: { insecureHTTPParser },
-      path: 'any',
+      path: { native: 3, invalid: 1 },
       // The last response carries the control character, which a client
       // parser rejects; that it reached the wire is the point.
       malformed: true,
@@ -234,7 +234,11 @@ t.test('§7.1.4 every input to the automatic headers changes the output', async 
         name: label,
         request: [KEEP, CLOSE],
         sequential: true,
-        path: 'any',
+        // Without a length writeHead() renders chunked framing, except once
+        // Transfer-Encoding was removed: then the body is close-delimited.
+        path: withLength
+          ? { native: 2 }
+          : label === 'removeHeader(Transfer-Encoding)' ? { chunked: 1, native: 1 } : { chunked: 2 },
         handler (req, res, ctx) {
           if (ctx.index === 1) change(res)
           if (withLength) seed(res)
@@ -271,8 +275,6 @@ t.test('§7.1.4 every input to the automatic headers changes the output', async 
 t.test('§7.1.5 a failed socket write is reported as legacy does', t => both(t, {
   name: 'handle writes return UV_EPIPE',
   request: KEEP,
-  path: 'any',
-  malformed: 'any',
   handler (req, res, ctx) {
     const socket = res.socket
     socket.on('error', err => ctx.event('socket-error' + ':' + err.code + ':' + err.syscall))
@@ -293,7 +295,7 @@ t.test('§7.1.6 writes never overtake data queued on the socket', async t => {
   await t.test('socket.cork(), writeContinue(), end()', t => both(t, {
     name: 'checkContinue with cork',
     request: EXPECT,
-    path: 'any',
+    path: 'socket-busy',
     setup (server) {
       server.on('checkContinue', (req, res) => {
         res.sendDate = false
@@ -310,7 +312,7 @@ t.test('§7.1.6 writes never overtake data queued on the socket', async t => {
   await t.test('res.cork() then end()', t => both(t, {
     name: 'res.cork + end',
     request: KEEP,
-    path: 'any',
+    path: 'socket-busy',
     handler (req, res) {
       res.cork()
       res.end('ok')
