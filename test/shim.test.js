@@ -1,0 +1,753 @@
+'use strict'
+
+// The shim's contract: install()/uninstall() restore the exact original,
+// the kill switch and the refusal to stack on a foreign end(), debug output,
+// maxBodySize, the stats() shape, and one row per FALLBACK value produced by
+// calling fallbackReason() on a live response in a real server's handler.
+
+const childProcess = require('node:child_process')
+const http = require('node:http')
+const path = require('node:path')
+const { Writable } = require('node:stream')
+
+const t = require('tap')
+
+const oneshot = require('../lib/index.js')
+const shim = require('../lib/shim.js')
+const internals = require('../lib/internals.js')
+const { close, exchange, listen, pathCounts, request } = require('./helpers/framework-capture.js')
+
+t.jobs = 1
+
+const LIB = path.join(__dirname, '..', 'lib', 'index.js')
+const { ServerResponse, OutgoingMessage } = http
+const FALLBACK = oneshot.FALLBACK
+
+/**
+ * Runs a script in a child Node with extra environment variables.
+ * @returns {Promise<{ code: number, stdout: string, stderr: string }>}
+ */
+function runChild (script, env = {}, args = []) {
+  return new Promise(resolve => {
+    const childEnv = { ...process.env, ...env }
+    // The parent's own NODE_DEBUG or NODE_OPTIONS must not leak in.
+    if (!('NODE_DEBUG' in env)) delete childEnv.NODE_DEBUG
+    if (!('NODE_OPTIONS' in env)) delete childEnv.NODE_OPTIONS
+    childProcess.execFile(process.execPath, [...args, '-e', script], {
+      env: childEnv, timeout: 20000
+    }, (err, stdout, stderr) => {
+      resolve({ code: err ? err.code ?? 1 : 0, stdout, stderr })
+    })
+  })
+}
+
+// A child program: optional code before the library loads, then a server
+// whose handler records fallbackReason(res, chunk) and answers with
+// `respond`; one request is sent, and the child prints what it saw as JSON.
+function serverScript ({ before = '', install = true, chunk = "'hello'", requestText } = {}) {
+  const text = requestText ?? 'GET / HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'
+  return `
+'use strict'
+const http = require('node:http')
+const net = require('node:net')
+${before}
+const oneshot = require(${JSON.stringify(LIB)})
+const own = Object.hasOwn(http.ServerResponse.prototype, 'end')
+${install ? 'oneshot.install()' : ''}
+oneshot.resetStats()
+let reason
+const server = http.createServer((req, res) => {
+  reason = oneshot.fallbackReason(res, ${chunk}, undefined)
+  res.end(${chunk})
+})
+server.listen(0, '127.0.0.1', () => {
+  const socket = net.connect(server.address().port, '127.0.0.1', () => socket.write('${text}'))
+  const chunks = []
+  socket.on('data', c => chunks.push(c))
+  socket.on('close', () => {
+    server.close()
+    console.log(JSON.stringify({
+      reason,
+      stats: oneshot.stats(),
+      ownBefore: own,
+      ownAfter: Object.hasOwn(http.ServerResponse.prototype, 'end'),
+      installed: oneshot.isInstalled(),
+      response: Buffer.concat(chunks).toString('latin1').replace(/Date: [^\\r]*/, 'Date: x')
+    }))
+  })
+})
+`
+}
+
+function parseChild (t, result) {
+  t.equal(result.code, 0, 'the child exits cleanly')
+  try {
+    return JSON.parse(result.stdout.trim().split('\n').pop())
+  } catch (err) {
+    t.fail('the child printed JSON: ' + result.stdout + result.stderr)
+    return {}
+  }
+}
+
+t.test('install() and uninstall()', async t => {
+  t.test('round trip restores the prototype exactly', async t => {
+    t.notOk(Object.hasOwn(ServerResponse.prototype, 'end'), 'no own end before install')
+    const before = ServerResponse.prototype.end
+    t.equal(before, OutgoingMessage.prototype.end)
+    const uninstall = oneshot.install()
+    t.equal(typeof uninstall, 'function', 'install() returns a function')
+    t.equal(uninstall, oneshot.uninstall, 'which is uninstall()')
+    t.ok(oneshot.isInstalled())
+    t.ok(Object.hasOwn(ServerResponse.prototype, 'end'), 'an own end while installed')
+    t.equal(ServerResponse.prototype.end, shim.end)
+    uninstall()
+    t.notOk(oneshot.isInstalled())
+    t.notOk(Object.hasOwn(ServerResponse.prototype, 'end'), 'no own end after uninstall')
+    t.equal(ServerResponse.prototype.end, before, 'end resolves to OutgoingMessage#end again')
+  })
+
+  t.test('idempotent', async t => {
+    oneshot.install()
+    oneshot.install()
+    t.equal(ServerResponse.prototype.end, shim.end)
+    oneshot.uninstall()
+    t.notOk(Object.hasOwn(ServerResponse.prototype, 'end'), 'one uninstall undoes two installs')
+    oneshot.uninstall()
+    t.notOk(Object.hasOwn(ServerResponse.prototype, 'end'), 'a second uninstall changes nothing')
+    t.notOk(oneshot.isInstalled())
+  })
+
+  // lib/shim.js keeps whatever descriptor was there; index.js install()
+  // refuses in that case (next test), so this goes through the shim module.
+  t.test('shim.install() restores an existing own descriptor exactly', async t => {
+    function foreignEnd () { return OutgoingMessage.prototype.end.apply(this, arguments) }
+    const desc = { value: foreignEnd, writable: false, enumerable: true, configurable: true }
+    Object.defineProperty(ServerResponse.prototype, 'end', desc)
+    try {
+      shim.install()
+      t.equal(ServerResponse.prototype.end, shim.end)
+      shim.uninstall()
+      t.strictSame(Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'end'), desc)
+    } finally {
+      delete ServerResponse.prototype.end
+    }
+  })
+
+  t.test('refuses and warns when ServerResponse#end was already replaced', async t => {
+    const warnings = []
+    const onWarning = w => warnings.push(w)
+    process.on('warning', onWarning)
+    function foreignEnd () { return OutgoingMessage.prototype.end.apply(this, arguments) }
+    ServerResponse.prototype.end = foreignEnd
+    try {
+      const uninstall = oneshot.install()
+      t.equal(uninstall, oneshot.uninstall, 'still returns uninstall')
+      t.notOk(oneshot.isInstalled(), 'not installed')
+      t.equal(ServerResponse.prototype.end, foreignEnd, 'the other end() stays')
+      await new Promise(resolve => setImmediate(resolve))
+      const ours = warnings.filter(w => w.code === 'HM_NOT_INSTALLED')
+      t.equal(ours.length, 1, 'one warning')
+      t.match(ours[0].message, /already replaced/)
+      uninstall()
+      t.equal(ServerResponse.prototype.end, foreignEnd, 'uninstall() leaves the other end() alone')
+    } finally {
+      process.removeListener('warning', onWarning)
+      delete ServerResponse.prototype.end
+    }
+  })
+
+  for (const value of ['0', 'off', 'OFF']) {
+    t.test(`HTTP_ONESHOT=${value} leaves Node untouched`, async t => {
+      const out = parseChild(t, await runChild(serverScript(), { HTTP_ONESHOT: value }))
+      t.equal(out.ownAfter, false, 'no own ServerResponse#end')
+      t.equal(out.installed, false)
+      t.strictSame(out.stats, { native: 0, fallback: 0, reasons: {} }, 'nothing counted')
+      t.match(out.response, /^HTTP\/1\.1 200 OK\r\n/)
+    })
+  }
+
+  t.test('HTTP_ONESHOT=1 installs', async t => {
+    const out = parseChild(t, await runChild(serverScript(), { HTTP_ONESHOT: '1' }))
+    t.equal(out.ownAfter, true)
+    t.strictSame(out.stats, { native: 1, fallback: 0, reasons: {} })
+  })
+})
+
+t.test('install({ maxBodySize })', async t => {
+  t.teardown(() => {
+    oneshot.install({ maxBodySize: shim.DEFAULT_MAX_BODY })
+    oneshot.uninstall()
+  })
+  for (const bad of [-1, 1.5, NaN, Infinity, 2 ** 53, '10', null, 10n]) {
+    t.throws(() => oneshot.install({ maxBodySize: bad }),
+      { name: 'RangeError', code: 'ERR_OUT_OF_RANGE' }, `rejects ${String(bad)}`)
+    t.notOk(oneshot.isInstalled(), 'and does not install')
+  }
+  t.throws(() => oneshot.install(null), TypeError, 'options must be an object')
+  t.throws(() => oneshot.install('x'), TypeError)
+  t.equal(shim.options.maxBodySize, shim.DEFAULT_MAX_BODY, 'a rejected value changes nothing')
+
+  const server = http.createServer((req, res) => {
+    const size = Number(req.url.slice(req.url.lastIndexOf('/') + 1))
+    if (req.url.startsWith('/buffer/')) res.end(Buffer.alloc(size, 0x61))
+    else if (req.url.startsWith('/utf8/')) res.end('é'.repeat(size / 2))
+    else res.end('a'.repeat(size))
+  })
+  const port = await listen(server)
+  t.teardown(() => close(server))
+
+  oneshot.install({ maxBodySize: 10 })
+  t.equal(shim.options.maxBodySize, 10)
+  const cases = [
+    ['/string/10', 'native'], ['/string/11', 'body-too-large'],
+    ['/buffer/10', 'native'], ['/buffer/11', 'body-too-large'],
+    // Six characters, twelve UTF-8 bytes: caught on the byte length.
+    ['/utf8/12', 'body-too-large']
+  ]
+  for (const [url, path] of cases) {
+    oneshot.resetStats()
+    const res = await exchange(port, [request('GET', url)])
+    t.strictSame(pathCounts(oneshot.stats()), { [path]: 1 }, `${url}: ${path}`)
+    t.equal(res.error, null)
+    t.equal(res.messages[0].body.length, Number(url.split('/')[2]))
+  }
+  oneshot.install({ maxBodySize: 0 })
+  oneshot.resetStats()
+  await exchange(port, [request('GET', '/string/1')])
+  t.strictSame(pathCounts(oneshot.stats()), { 'body-too-large': 1 }, 'maxBodySize 0')
+  oneshot.uninstall()
+})
+
+t.test('stats() and resetStats()', async t => {
+  oneshot.resetStats()
+  const zero = oneshot.stats()
+  t.strictSame(zero, { native: 0, fallback: 0, reasons: {} })
+  t.strictSame(Object.keys(zero), ['native', 'fallback', 'reasons'])
+  shim.stats.native = 3
+  shim.stats.fallback = 2
+  shim.stats.reasons.head = 2
+  const s = oneshot.stats()
+  t.strictSame(s, { native: 3, fallback: 2, reasons: { head: 2 } })
+  s.reasons.head = 99
+  s.native = 99
+  t.equal(oneshot.stats().reasons.head, 2, 'stats() returns a copy')
+  t.equal(oneshot.stats().native, 3)
+  oneshot.resetStats()
+  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, reasons: {} })
+})
+
+t.test('FALLBACK', async t => {
+  t.ok(Object.isFrozen(FALLBACK), 'frozen')
+  t.throws(() => { FALLBACK.NEW = 'new' }, TypeError)
+  t.throws(() => { FALLBACK.HEAD = 'x' }, TypeError)
+  const values = Object.values(FALLBACK)
+  t.equal(new Set(values).size, values.length, 'values are unique')
+  for (const v of values) t.match(v, /^[a-z0-9-]+$/, `${v} is a stable kebab-case string`)
+})
+
+t.test('lib/internals.js resolves on this Node', async t => {
+  t.not(internals, null)
+  t.equal(typeof internals.kOutHeaders, 'symbol')
+  t.equal(typeof internals.kCorked, 'symbol')
+  t.match(internals.nodeDate(), /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/)
+})
+
+// One row per FALLBACK value. Each row sets up its condition inside a real
+// server's handler, calls fallbackReason() directly (through `check`), then
+// answers; `counted` is what stats() must show for that answer.
+const ROWS = [
+  {
+    want: null,
+    name: 'a plain response takes the native path',
+    run (req, res, check) {
+      check(res, 'ok')
+      res.end('ok')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.FINISHED,
+    name: 'end() after end()',
+    run (req, res, check) {
+      res.end('done')
+      check(res, 'more')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.DESTROYED,
+    name: 'res.destroy()',
+    run (req, res, check) {
+      res.destroy()
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { destroyed: 1 },
+    noResponse: true
+  },
+  {
+    want: FALLBACK.HEADERS_SENT,
+    name: 'flushHeaders()',
+    run (req, res, check) {
+      res.flushHeaders()
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { 'headers-sent': 1 }
+  },
+  {
+    want: FALLBACK.HEADERS_SENT,
+    name: 'write() then end()',
+    run (req, res, check) {
+      res.write('a')
+      check(res, 'b')
+      res.end('b')
+    },
+    counted: { 'headers-sent': 1 }
+  },
+  {
+    want: FALLBACK.CHUNK_TYPE,
+    name: 'a number chunk',
+    run (req, res, check) {
+      check(res, 42)
+      check(res, { length: 1 })
+      res.end('ok')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.ENCODING,
+    name: "end(string, 'hex')",
+    run (req, res, check) {
+      check(res, '6f6b', 'hex')
+      check(res, 'ok', 'utf-8')
+      check(res, 'ok', 'ascii')
+      res.end('6f6b', 'hex')
+    },
+    counted: { encoding: 1 }
+  },
+  {
+    want: FALLBACK.ENCODING,
+    name: 'a socket with another default encoding',
+    run (req, res, check) {
+      res.socket.setDefaultEncoding('latin1')
+      check(res, 'ok')
+      res.socket.setDefaultEncoding('utf8')
+      res.end('ok')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.NO_SOCKET,
+    name: 'a standalone response and one on a fake socket',
+    run (req, res, check) {
+      check(new ServerResponse(req), 'x')
+      const fake = new ServerResponse(req)
+      fake.assignSocket(new Writable({ write (chunk, enc, cb) { cb() } }))
+      check(fake, 'x')
+      res.end('ok')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.NOT_SOCKET_OWNER,
+    // Node assigns a pipelined response its socket only when the previous
+    // one is done, so this state is transient; it is simulated here by
+    // making another response the socket's current message.
+    name: 'the socket serves another response',
+    run (req, res, check) {
+      const socket = res.socket
+      socket._httpMessage = new ServerResponse(req)
+      check(res, 'x')
+      socket._httpMessage = res
+      res.end('ok')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.SOCKET_UNWRITABLE,
+    name: 'the socket was ended',
+    run (req, res, check) {
+      res.socket.end()
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { 'socket-unwritable': 1 },
+    noResponse: true
+  },
+  {
+    want: FALLBACK.SOCKET_BUSY,
+    name: 'a corked socket',
+    run (req, res, check) {
+      res.socket.cork()
+      check(res, 'x')
+      res.end('x')
+      res.socket.uncork()
+    },
+    counted: { 'socket-busy': 1 }
+  },
+  {
+    want: FALLBACK.SOCKET_BUSY,
+    name: 'a corked response',
+    run (req, res, check) {
+      res.cork()
+      check(res, 'x')
+      res.uncork()
+      res.end('x')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.PATCHED,
+    name: 'res.writeHead replaced on the instance',
+    run (req, res, check) {
+      const writeHead = res.writeHead
+      res.writeHead = function () { return writeHead.apply(this, arguments) }
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { patched: 1 }
+  },
+  {
+    want: FALLBACK.PATCHED,
+    name: 'socket.write replaced on the instance',
+    run (req, res, check) {
+      const socket = res.socket
+      socket.write = function () { return Object.getPrototypeOf(this).write.apply(this, arguments) }
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { patched: 1 }
+  },
+  {
+    want: FALLBACK.HTTP_VERSION,
+    name: 'an HTTP/1.0 request',
+    request: 'GET /row HTTP/1.0\r\nHost: x\r\n\r\n',
+    run (req, res, check) {
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { 'http-version': 1 }
+  },
+  {
+    want: FALLBACK.HEAD,
+    name: 'a HEAD request',
+    method: 'HEAD',
+    run (req, res, check) {
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { head: 1 }
+  },
+  {
+    want: FALLBACK.NO_BODY_STATUS,
+    name: 'statusCode = 204',
+    run (req, res, check) {
+      res.statusCode = 204
+      check(res, undefined)
+      res.end()
+    },
+    counted: { 'no-body-status': 1 }
+  },
+  {
+    want: FALLBACK.NO_BODY_STATUS,
+    name: 'statusCode = 304 and writeHead(204)',
+    run (req, res, check) {
+      res.statusCode = 304
+      check(res, undefined)
+      res.writeHead(204)
+      check(res, undefined)
+      res.end()
+    },
+    counted: { 'no-body-status': 1 }
+  },
+  {
+    want: FALLBACK.EXPECT,
+    name: 'Expect: 100-continue',
+    request: 'GET /row HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+    run (req, res, check) {
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { expect: 1 }
+  },
+  {
+    want: FALLBACK.EXPECT,
+    name: 'a user Expect header',
+    run (req, res, check) {
+      res.setHeader('Expect', 'something')
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { expect: 1 }
+  },
+  {
+    want: FALLBACK.STRICT_CONTENT_LENGTH,
+    name: 'strictContentLength',
+    run (req, res, check) {
+      res.strictContentLength = true
+      res.setHeader('Content-Length', 2)
+      check(res, 'ok')
+      res.end('ok')
+    },
+    counted: { 'strict-content-length': 1 }
+  },
+  {
+    want: FALLBACK.TRAILERS,
+    name: 'addTrailers()',
+    run (req, res, check) {
+      res.addTrailers({ 'X-Sum': 'abc' })
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { trailers: 1 }
+  },
+  {
+    want: FALLBACK.TRAILERS,
+    name: 'a Trailer header',
+    run (req, res, check) {
+      res.setHeader('Trailer', 'X-Sum')
+      check(res, 'x')
+      // Under Content-Length framing Node throws for a Trailer header.
+      res.removeHeader('Trailer')
+      res.end('x')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.TRANSFER_ENCODING,
+    name: 'a user Transfer-Encoding header',
+    run (req, res, check) {
+      res.setHeader('Transfer-Encoding', 'chunked')
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { 'transfer-encoding': 1 }
+  },
+  {
+    want: FALLBACK.CHUNKED,
+    name: "removeHeader('Content-Length')",
+    run (req, res, check) {
+      res.removeHeader('Content-Length')
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { chunked: 1 }
+  },
+  {
+    want: FALLBACK.CHUNKED,
+    name: 'writeHead(200) without Content-Length',
+    run (req, res, check) {
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { chunked: 1 }
+  },
+  {
+    want: FALLBACK.BODY_TOO_LARGE,
+    name: 'a body above the default maxBodySize',
+    run (req, res, check) {
+      const body = 'x'.repeat(shim.DEFAULT_MAX_BODY + 1)
+      check(res, body)
+      check(res, Buffer.from(body))
+      res.end(body)
+    },
+    counted: { 'body-too-large': 1 }
+  },
+  {
+    want: FALLBACK.HEADER_VALUE,
+    name: 'a header value object with toString',
+    run (req, res, check) {
+      res.setHeader('X-Object', [{ toString: () => 'value' }])
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { 'header-value': 1 }
+  },
+  {
+    want: FALLBACK.HEADER_VALUE,
+    name: 'a numeric Content-Disposition',
+    run (req, res, check) {
+      res.setHeader('Content-Disposition', 5)
+      check(res, 'x')
+      // Node's own end() throws on it (Buffer.from(5, 'latin1')).
+      res.setHeader('Content-Disposition', 'inline')
+      res.end('x')
+    },
+    counted: { native: 1 }
+  },
+  {
+    // fallbackReason() lets a non-ASCII UTF-8 string through; the core then
+    // rejects it (ASCII_ONLY) and end() counts 'non-ascii'.
+    want: null,
+    name: 'a non-ASCII UTF-8 string body (counted as non-ascii)',
+    run (req, res, check) {
+      check(res, 'café')
+      res.end('café')
+    },
+    counted: { 'non-ascii': 1 }
+  },
+  {
+    want: null,
+    name: 'a latin1 header value with a UTF-8 string body (counted as non-ascii)',
+    run (req, res, check) {
+      res.setHeader('X-Name', 'caf\u00e9')
+      check(res, 'ok')
+      res.end('ok')
+    },
+    counted: { 'non-ascii': 1 }
+  },
+  {
+    want: FALLBACK.INVALID,
+    name: 'statusCode out of range',
+    run (req, res, check) {
+      res.statusCode = 1000
+      check(res, 'x')
+      res.statusCode = 200
+      res.end('x')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.INVALID,
+    name: 'a statusMessage with CR LF',
+    run (req, res, check) {
+      res.statusMessage = 'OK\r\nX-Injected: 1'
+      check(res, 'x')
+      res.statusMessage = 'OK'
+      res.end('x')
+    },
+    counted: { native: 1 }
+  },
+  {
+    want: FALLBACK.INVALID,
+    name: 'an array header value changed after setHeader()',
+    run (req, res, check) {
+      const list = ['a=1']
+      res.setHeader('Set-Cookie', list)
+      list.push('b=2\r\nX-Injected: 1')
+      check(res, 'x')
+      list.pop()
+      res.end('x')
+    },
+    counted: { native: 1 }
+  }
+]
+
+t.test('fallbackReason() on live responses', async t => {
+  let current = null
+  const server = http.createServer((req, res) => {
+    const row = current
+    const seen = []
+    row.seen = seen
+    row.run(req, res, (target, chunk, encoding) => seen.push(oneshot.fallbackReason(target, chunk, encoding)))
+  })
+  const port = await listen(server)
+  t.teardown(() => close(server))
+  oneshot.install()
+  t.teardown(() => oneshot.uninstall())
+
+  for (const row of ROWS) {
+    t.test(`${row.want ?? 'null'}: ${row.name}`, async t => {
+      current = row
+      oneshot.resetStats()
+      const method = row.method ?? 'GET'
+      const req = row.request ? { method, text: row.request } : request(method, '/row')
+      const res = await exchange(port, [req])
+      t.ok(row.seen && row.seen.length > 0, 'the handler ran')
+      for (const reason of row.seen ?? []) t.equal(reason, row.want)
+      t.strictSame(pathCounts(oneshot.stats()), row.counted, 'counted')
+      if (row.noResponse) {
+        t.ok(res.closed, 'the connection closed without a response')
+        t.equal(res.messages.length, 0)
+      } else {
+        t.equal(res.error, null, 'a complete response')
+        t.equal(res.messages.length, 1)
+      }
+    })
+  }
+
+  t.test('every reason a handler can produce has a row', async t => {
+    // Covered in child processes below: the addon off, Node internals
+    // missing, and NODE_DEBUG=http.
+    const elsewhere = [FALLBACK.NO_BINDING, FALLBACK.UNSUPPORTED_NODE, FALLBACK.DEBUG]
+    const covered = new Set([...elsewhere])
+    for (const row of ROWS) {
+      if (row.want !== null) covered.add(row.want)
+      for (const key of Object.keys(row.counted)) if (key !== 'native') covered.add(key)
+    }
+    t.strictSame(Object.values(FALLBACK).filter(v => !covered.has(v)), [])
+  })
+})
+
+t.test('reasons produced in child processes', async t => {
+  t.test('no-binding: HTTP_ONESHOT_NATIVE=0', async t => {
+    const out = parseChild(t, await runChild(serverScript(), { HTTP_ONESHOT_NATIVE: '0' }))
+    t.equal(out.reason, FALLBACK.NO_BINDING)
+    t.strictSame(out.stats, { native: 0, fallback: 1, reasons: { 'no-binding': 1 } })
+    t.match(out.response, /\r\n\r\nhello$/)
+  })
+
+  // A Node line without one of the internals lib/internals.js looks for is
+  // simulated by hiding a socket method while the library loads.
+  t.test('unsupported-node: an internal missing at load', async t => {
+    const before = `
+const saved = Object.getOwnPropertyDescriptor(net.Socket.prototype, '_writeGeneric')
+delete net.Socket.prototype._writeGeneric
+process.nextTick(() => Object.defineProperty(net.Socket.prototype, '_writeGeneric', saved))
+`
+    const out = parseChild(t, await runChild(serverScript({ before })))
+    t.equal(out.reason, FALLBACK.UNSUPPORTED_NODE)
+    t.strictSame(out.stats, { native: 0, fallback: 1, reasons: { 'unsupported-node': 1 } })
+    t.match(out.response, /\r\n\r\nhello$/)
+  })
+
+  t.test('debug: NODE_DEBUG=http', async t => {
+    const result = await runChild(serverScript(), { NODE_DEBUG: 'http' })
+    const out = parseChild(t, result)
+    t.equal(out.reason, FALLBACK.DEBUG)
+    t.strictSame(out.stats, { native: 0, fallback: 1, reasons: { debug: 1 } })
+    t.match(result.stderr, /HTTP \d+: outgoing message end\./, "Node's own end() printed its line")
+  })
+
+  t.test('NODE_DEBUG=http-oneshot logs fallbacks with their reason', async t => {
+    const result = await runChild(serverScript({ chunk: "'x'.repeat(20000)" }),
+      { NODE_DEBUG: 'http-oneshot' })
+    const out = parseChild(t, result)
+    t.equal(out.reason, FALLBACK.BODY_TOO_LARGE)
+    t.match(result.stderr, /HTTP-ONESHOT \d+: fallback: body-too-large/)
+  })
+
+  t.test('NODE_DEBUG unset: no fallback lines', async t => {
+    const result = await runChild(serverScript({ chunk: "'x'.repeat(20000)" }))
+    t.equal(parseChild(t, result).reason, FALLBACK.BODY_TOO_LARGE)
+    t.notMatch(result.stderr, /HTTP-ONESHOT/)
+  })
+})
+
+t.test('a wrapper of OutgoingMessage#end installed after install()', async t => {
+  const server = http.createServer((req, res) => res.end('wrapped'))
+  const port = await listen(server)
+  t.teardown(() => close(server))
+
+  const legacy = await exchange(port, [request('GET', '/')])
+  oneshot.install()
+  const original = OutgoingMessage.prototype.end
+  let calls = 0
+  OutgoingMessage.prototype.end = function end () {
+    calls++
+    return original.apply(this, arguments)
+  }
+  oneshot.resetStats()
+  let res
+  try {
+    res = await exchange(port, [request('GET', '/')])
+  } finally {
+    OutgoingMessage.prototype.end = original
+    oneshot.uninstall()
+  }
+  t.strictSame(pathCounts(oneshot.stats()), { patched: 1 })
+  t.equal(calls, 1, 'the wrapper ran')
+  t.equal(res.text, legacy.text, 'the same bytes')
+})
