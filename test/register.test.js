@@ -1,0 +1,195 @@
+'use strict'
+
+// The preload entry points: `node -r register.js` and `node --import
+// register.mjs` install the shim before the app runs, for CommonJS and ESM
+// apps alike, and the package's exports map resolves both specifiers.
+
+const childProcess = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { pathToFileURL } = require('node:url')
+
+const t = require('tap')
+
+const ROOT = path.join(__dirname, '..')
+const REGISTER_CJS = path.join(ROOT, 'register.js')
+const REGISTER_ESM = path.join(ROOT, 'register.mjs')
+const LIB_CJS = path.join(ROOT, 'lib', 'index.js')
+const LIB_ESM = path.join(ROOT, 'lib', 'index.mjs')
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-register-'))
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+// A package-less directory whose node_modules/http-oneshot is this package,
+// as an installed dependency would be.
+const appDir = path.join(dir, 'app')
+fs.mkdirSync(path.join(appDir, 'node_modules'), { recursive: true })
+fs.symlinkSync(ROOT, path.join(appDir, 'node_modules', 'http-oneshot'), 'dir')
+
+// The body of a tiny app: one server, one request over a raw socket, then
+// the shim's stats() printed as JSON. `statsExpr` names the stats function.
+function appBody (statsExpr) {
+  return `
+const server = http.createServer((req, res) => res.end('hello'))
+server.listen(0, '127.0.0.1', () => {
+  const socket = net.connect(server.address().port, '127.0.0.1', () => {
+    socket.write('GET / HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n')
+  })
+  const chunks = []
+  socket.on('data', c => chunks.push(c))
+  socket.on('close', () => {
+    server.close()
+    console.log(JSON.stringify({
+      stats: ${statsExpr}(),
+      own: Object.hasOwn(http.ServerResponse.prototype, 'end'),
+      response: Buffer.concat(chunks).toString('latin1')
+    }))
+  })
+})
+`
+}
+
+function writeApp (name, text) {
+  const file = path.join(appDir, name)
+  fs.writeFileSync(file, text)
+  return file
+}
+
+const CJS_APP = writeApp('app.cjs', `'use strict'
+const http = require('node:http')
+const net = require('node:net')
+const { stats } = require(${JSON.stringify(LIB_CJS)})
+${appBody('stats')}`)
+
+const ESM_APP = writeApp('app.mjs', `import http from 'node:http'
+import net from 'node:net'
+import { stats } from ${JSON.stringify(pathToFileURL(LIB_ESM).href)}
+${appBody('stats')}`)
+
+// Imports the package by name, through its exports map.
+const ESM_BY_NAME = writeApp('by-name.mjs', `import 'http-oneshot/register'
+import http from 'node:http'
+import net from 'node:net'
+import { stats } from 'http-oneshot'
+${appBody('stats')}`)
+
+const CJS_BY_NAME = writeApp('by-name.cjs', `'use strict'
+require('http-oneshot/register')
+const http = require('node:http')
+const net = require('node:net')
+const { stats } = require('http-oneshot')
+${appBody('stats')}`)
+
+const PLAIN_APP = writeApp('plain.cjs', `'use strict'
+const http = require('node:http')
+const net = require('node:net')
+${appBody('(() => null)')}`)
+
+function run (args, env = {}) {
+  return new Promise(resolve => {
+    const childEnv = { ...process.env, ...env }
+    delete childEnv.NODE_OPTIONS
+    delete childEnv.NODE_DEBUG
+    if (!('HTTP_ONESHOT' in env)) delete childEnv.HTTP_ONESHOT
+    childProcess.execFile(process.execPath, args, { cwd: appDir, env: childEnv, timeout: 20000 },
+      (err, stdout, stderr) => resolve({ code: err ? err.code ?? 1 : 0, stdout, stderr }))
+  })
+}
+
+function output (t, result) {
+  t.equal(result.code, 0, 'the app exits cleanly' + (result.code ? ': ' + result.stderr : ''))
+  try {
+    return JSON.parse(result.stdout.trim().split('\n').pop())
+  } catch {
+    t.fail('the app printed JSON: ' + result.stdout + result.stderr)
+    return {}
+  }
+}
+
+const ONE_NATIVE = { native: 1, fallback: 0, reasons: {} }
+
+t.test('node -r register.js, CommonJS app', async t => {
+  const out = output(t, await run(['-r', REGISTER_CJS, CJS_APP]))
+  t.strictSame(out.stats, ONE_NATIVE)
+  t.equal(out.own, true, 'ServerResponse#end is patched')
+  t.match(out.response, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nhello$/)
+})
+
+t.test('node -r register.js, ESM app', async t => {
+  const out = output(t, await run(['-r', REGISTER_CJS, ESM_APP]))
+  t.strictSame(out.stats, ONE_NATIVE)
+  t.equal(out.own, true)
+})
+
+t.test('node --import register.mjs, ESM app', async t => {
+  const out = output(t, await run(['--import', pathToFileURL(REGISTER_ESM).href, ESM_APP]))
+  t.strictSame(out.stats, ONE_NATIVE)
+  t.equal(out.own, true)
+})
+
+t.test('node --import register.mjs, CommonJS app', async t => {
+  const out = output(t, await run(['--import', pathToFileURL(REGISTER_ESM).href, CJS_APP]))
+  t.strictSame(out.stats, ONE_NATIVE)
+})
+
+t.test('node -r http-oneshot/register, resolved from the app directory', async t => {
+  const out = output(t, await run(['-r', 'http-oneshot/register', CJS_APP]))
+  t.strictSame(out.stats, ONE_NATIVE)
+})
+
+t.test('node --import http-oneshot/register, resolved from the app directory', async t => {
+  const out = output(t, await run(['--import', 'http-oneshot/register', ESM_APP]))
+  t.strictSame(out.stats, ONE_NATIVE)
+})
+
+t.test('without a preload nothing is patched', async t => {
+  const out = output(t, await run([PLAIN_APP]))
+  t.equal(out.own, false)
+  t.match(out.response, /\r\n\r\nhello$/)
+})
+
+t.test('HTTP_ONESHOT=0 with -r leaves Node untouched', async t => {
+  const out = output(t, await run(['-r', REGISTER_CJS, CJS_APP], { HTTP_ONESHOT: '0' }))
+  t.strictSame(out.stats, { native: 0, fallback: 0, reasons: {} })
+  t.equal(out.own, false)
+})
+
+t.test('the exports map', async t => {
+  t.test('require.resolve from an app directory', async t => {
+    const paths = [appDir]
+    t.equal(require.resolve('http-oneshot', { paths }), LIB_CJS)
+    t.equal(require.resolve('http-oneshot/register', { paths }), REGISTER_CJS)
+    t.equal(require.resolve('http-oneshot/package.json', { paths }), path.join(ROOT, 'package.json'))
+    t.throws(() => require.resolve('http-oneshot/lib/shim.js', { paths }),
+      { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }, 'internal files are not exported')
+  })
+
+  t.test('import.meta.resolve picks the ESM entries', async t => {
+    const probe = writeApp('resolve.mjs', `console.log(JSON.stringify([
+  import.meta.resolve('http-oneshot'),
+  import.meta.resolve('http-oneshot/register')
+]))`)
+    const result = await run([probe])
+    t.equal(result.code, 0, result.stderr)
+    // ESM resolution follows the node_modules symlink to the real files.
+    t.strictSame(JSON.parse(result.stdout), [pathToFileURL(LIB_ESM).href, pathToFileURL(REGISTER_ESM).href])
+  })
+
+  t.test('importing by name from CommonJS and ESM apps', async t => {
+    for (const app of [CJS_BY_NAME, ESM_BY_NAME]) {
+      const out = output(t, await run([app]))
+      t.strictSame(out.stats, ONE_NATIVE, path.basename(app))
+    }
+  })
+
+  t.test('the CommonJS and ESM entries share one shim', async t => {
+    const probe = writeApp('dual.mjs', `import { createRequire } from 'node:module'
+import * as esm from 'http-oneshot'
+const cjs = createRequire(import.meta.url)('http-oneshot')
+console.log(JSON.stringify([esm.stats === cjs.stats, esm.default === cjs, esm.install === cjs.install]))`)
+    const result = await run([probe])
+    t.equal(result.code, 0, result.stderr)
+    t.strictSame(JSON.parse(result.stdout), [true, true, true])
+  })
+})
