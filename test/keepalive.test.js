@@ -1,0 +1,280 @@
+'use strict'
+
+// Connection-level behaviour on both paths: many responses on one keep-alive
+// socket (a framing mistake desynchronises every later response), pipelining,
+// the per-socket request limit, HTTP/1.0, clients that go away, and socket
+// write errors (docs/node-outgoing-path.md §1.5, §2.6, §5.5).
+
+const t = require('tap')
+
+const { checkParity } = require('./helpers/dual-path.js')
+const { requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
+
+t.jobs = 1
+
+const UV_EPIPE = -32
+
+function bodies (capture) {
+  return capture.parsed.messages.filter(m => m.statusCode >= 200).map(m => m.body.toString('latin1'))
+}
+
+// Six response shapes the native path handles, cycled through.
+function answer (res, i) {
+  const body = `response ${i} ` + 'x'.repeat(i * 37 % 300)
+  switch (i % 6) {
+    case 0: return res.end(body)
+    case 1: return res.end(Buffer.from(body))
+    case 2:
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) })
+      return res.end(body, null, null)
+    case 3:
+      res.setHeader('Set-Cookie', [`n=${i}`, 'x=y'])
+      return res.end(body, 'utf8')
+    case 4:
+      res.statusCode = 201
+      return res.end(body, 'latin1')
+    default:
+      res.setHeader('Content-Length', body.length)
+      return res.end(new Uint8Array(Buffer.from(body)))
+  }
+}
+
+function expectedBody (i) {
+  return `response ${i} ` + 'x'.repeat(i * 37 % 300)
+}
+
+t.test('100 sequential requests on one keep-alive socket', async t => {
+  const requests = Array.from({ length: 100 }, (_, i) => (i === 99 ? CLOSE : KEEP))
+  const { native } = await checkParity(t, {
+    name: '100 sequential',
+    request: requests,
+    sequential: true,
+    timeout: 10000,
+    path: { native: 100 },
+    handler (req, res, ctx) { answer(res, ctx.index) }
+  })
+  t.strictSame(bodies(native), requests.map((_, i) => expectedBody(i)), 'every body in order')
+  t.equal(native.parsed.messages.filter(m => m.shouldKeepAlive).length, 99, 'kept alive until the last')
+})
+
+t.test('pipelined requests written at once', async t => {
+  const requests = Array.from({ length: 10 }, (_, i) => (i === 9 ? CLOSE : KEEP))
+  const { native } = await checkParity(t, {
+    name: '10 pipelined',
+    request: requests,
+    // The first response owns the socket; Node queues the others in
+    // outputData with res.socket === null until their turn.
+    path: { native: 1, 'no-socket': 9 },
+    handler (req, res, ctx) { answer(res, ctx.index) }
+  })
+  t.strictSame(bodies(native), requests.map((_, i) => expectedBody(i)))
+})
+
+t.test('pipelined requests answered in reverse order', async t => {
+  const requests = [KEEP, KEEP, KEEP, CLOSE]
+  const { native } = await checkParity(t, {
+    name: 'reverse order',
+    request: requests,
+    // Only the first response owns the socket when it ends; the rest ended
+    // earlier, while queued.
+    path: { native: 1, 'no-socket': 3 },
+    handler (req, res, ctx) {
+      // The last request is answered first; each earlier one on the loop
+      // turn after its successor, so the order never depends on timers.
+      const last = requests.length - 1
+      return new Promise(resolve => {
+        const go = () => setImmediate(() => {
+          answer(res, ctx.index)
+          ctx.mark()
+          ctx.server.emit(`test:ended:${ctx.index}`)
+          resolve()
+        })
+        if (ctx.index === last) go()
+        else ctx.server.once(`test:ended:${ctx.index + 1}`, go)
+      })
+    }
+  })
+  t.strictSame(bodies(native), requests.map((_, i) => expectedBody(i)), 'responses keep request order')
+})
+
+t.test('pipelined requests answered after the previous one finished', async t => {
+  const requests = [KEEP, KEEP, KEEP, CLOSE]
+  const { native } = await checkParity(t, {
+    name: 'in turn',
+    request: requests,
+    // Each response waits for its socket, so each one owns it when it ends.
+    path: { native: 4 },
+    handler (req, res, ctx) {
+      return new Promise(resolve => {
+        const go = () => {
+          answer(res, ctx.index)
+          ctx.mark()
+          resolve()
+        }
+        if (res.socket) go()
+        else res.once('socket', () => setImmediate(go))
+      })
+    }
+  })
+  t.strictSame(bodies(native), requests.map((_, i) => expectedBody(i)))
+})
+
+t.test('maxRequestsPerSocket', async t => {
+  await t.test('limit reached on the third request', async t => {
+    const { native } = await checkParity(t, {
+      name: 'max 3',
+      request: [KEEP, KEEP, KEEP],
+      sequential: true,
+      server: { maxRequestsPerSocket: 3 },
+      path: { native: 3 },
+      handler (req, res, ctx) { res.end(`r${ctx.index}`) }
+    })
+    const connection = native.parsed.messages.map(m => m.headers[m.headers.indexOf('Connection') + 1])
+    t.strictSame(connection, ['keep-alive', 'keep-alive', 'close'])
+    t.match(native.bytes, /Keep-Alive: timeout=5, max=3\r\n/)
+  })
+  await t.test('a request past the limit gets Node\'s 503', async t => {
+    const { native } = await checkParity(t, {
+      name: 'max 1, two pipelined',
+      request: [KEEP, KEEP],
+      server: { maxRequestsPerSocket: 1 },
+      // Node's own 503 goes through end() too, queued behind the first.
+      path: { native: 1, 'no-socket': 1 },
+      // The first response already says Connection: close, so a client
+      // parser refuses what follows; the server leaves closing to the client.
+      malformed: true,
+      client (client) {
+        client.socket.on('data', () => {
+          if (client.bytes().includes('\r\n0\r\n\r\n')) client.socket.end()
+        })
+      },
+      handler (req, res, ctx) { res.end(`r${ctx.index}`) }
+    })
+    t.match(native.bytes, /^HTTP\/1\.1 200 OK\r\nConnection: close\r\n[^]*\r\n\r\nr0HTTP\/1\.1 503 Service Unavailable\r\n/)
+  })
+})
+
+t.test('HTTP/1.0', async t => {
+  await t.test('keep-alive with a user Content-Length, three requests', async t => {
+    const keep10 = 'GET / HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n'
+    const { native } = await checkParity(t, {
+      name: 'HTTP/1.0 keep-alive',
+      request: [keep10, keep10, 'GET / HTTP/1.0\r\nHost: x\r\n\r\n'],
+      sequential: true,
+      path: { 'http-version': 3 },
+      handler (req, res, ctx) {
+        const body = `one-oh ${ctx.index}`
+        if (ctx.index < 2) res.setHeader('Content-Length', body.length)
+        res.end(body)
+      }
+    })
+    t.strictSame(bodies(native), ['one-oh 0', 'one-oh 1', 'one-oh 2'])
+  })
+  await t.test('without keep-alive the body is close-delimited', async t => {
+    const { native } = await checkParity(t, {
+      name: 'HTTP/1.0 close',
+      request: 'GET / HTTP/1.0\r\nHost: x\r\n\r\n',
+      path: 'http-version',
+      handler (req, res) { res.end('until close') }
+    })
+    t.notMatch(native.bytes, /Content-Length/)
+    t.strictSame(bodies(native), ['until close'])
+  })
+})
+
+t.test('clients that go away', async t => {
+  await t.test('reset before the response is ready', async t => {
+    const { native } = await checkParity(t, {
+      name: 'reset early',
+      request: KEEP,
+      // By the time end() runs the socket closed and the response with it.
+      path: 'destroyed',
+      client (client) {
+        client.ready.then(() => setTimeout(() => client.socket.resetAndDestroy(), 20))
+      },
+      handler (req, res, ctx) {
+        return new Promise(resolve => {
+          req.socket.once('close', () => {
+            res.end('too late', ctx.cb())
+            ctx.mark()
+            resolve()
+          })
+        })
+      }
+    })
+    t.equal(native.bytes, '', 'nothing to read')
+  })
+  for (const halfOpen of [false, true]) {
+    await t.test(`half-close after the request, httpAllowHalfOpen ${halfOpen}`, async t => {
+      const { native } = await checkParity(t, {
+        name: 'half-close',
+        request: KEEP,
+        // Without half-open support the server ends its side at once and the
+        // response has nowhere to go; with it, socketOnEnd marks the pending
+        // response as the last one and it goes out before the close.
+        path: halfOpen ? 'native' : 'socket-unwritable',
+        setup (server) { server.httpAllowHalfOpen = halfOpen },
+        client (client) {
+          client.ready.then(() => setTimeout(() => client.socket.end(), 5))
+        },
+        handler (req, res, ctx) {
+          return new Promise(resolve => {
+            req.socket.once('end', () => setImmediate(() => {
+              ctx.record('_last before end()', res._last)
+              res.end('bye')
+              ctx.mark()
+              resolve()
+            }))
+          })
+        }
+      })
+      t.strictSame(native.state[0].records, [['_last before end()', halfOpen]])
+      t.strictSame(bodies(native), halfOpen ? ['bye'] : [])
+    })
+  }
+  await t.test('reset in the middle of a large body', async t => {
+    const { native, legacy } = await checkParity(t, {
+      name: 'reset mid-body',
+      request: KEEP,
+      malformed: true,
+      path: 'body-too-large',
+      client (client) {
+        client.socket.once('data', () => client.socket.resetAndDestroy())
+      },
+      handler (req, res, ctx) {
+        res.socket.on('close', () => ctx.event('socket-close'))
+        res.end(Buffer.alloc(8 * 1024 * 1024, 0x61), ctx.cb())
+      }
+    })
+    for (const c of [legacy, native]) {
+      t.ok(c.events.includes('finish') && c.events.includes('cb') && c.events.includes('close'),
+        'finish, the callback and close still happen (§5.5 case 3)')
+    }
+  })
+})
+
+t.test('a write error on the second response of a connection', async t => {
+  const { native } = await checkParity(t, {
+    name: 'EPIPE on the second response',
+    request: [KEEP, KEEP],
+    sequential: true,
+    path: { native: 2 },
+    handler (req, res, ctx) {
+      if (ctx.index === 0) {
+        res.end('fine')
+        return
+      }
+      const socket = res.socket
+      socket.on('error', err => ctx.event(`socket-error:${err.code}:${err.syscall}`))
+      socket.on('close', () => ctx.event('socket-close'))
+      for (const name of ['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String']) {
+        socket._handle[name] = () => UV_EPIPE
+      }
+      res.end(Buffer.from('lost'), ctx.cb())
+    }
+  })
+  const order = ['1:prefinish', '1:finish', '1:cb', '1:close', 'clientError:EPIPE', '1:socket-error:EPIPE:write',
+    '1:socket-close']
+  t.strictSame(native.events.filter(e => order.includes(e)), order, 'the §5.5 sequence')
+  t.strictSame(bodies(native), ['fine'], 'only the first response arrived')
+})
