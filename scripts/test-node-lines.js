@@ -227,7 +227,9 @@ function tail (file, n) {
 }
 
 // Reads tap's TAP output: the closing `# { total: N, pass: P, ... }`, the
-// failing files and the first failing assertions.
+// failing files and the failing leaves (assertions, or subtests that failed
+// without a failing assertion), each with the names of the subtests around
+// it, so a failure can be told apart from others of the same description.
 function readTapLog (file) {
   const text = fs.readFileSync(file, 'utf8')
   const totals = text.match(/^# \{ total: \d+[^}]*\}$/gm)
@@ -238,7 +240,23 @@ function readTapLog (file) {
     }
   }
   const files = [...text.matchAll(/^(not )?ok \d+ - (\S+)/gm)].map(m => ({ file: m[2], ok: !m[1] }))
-  const failures = text.split('\n').filter(l => /^\s+not ok /.test(l)).slice(0, 25)
+  const names = []
+  const failed = []
+  for (const line of text.split('\n')) {
+    const subtest = line.match(/^( *)# Subtest: (.*)$/)
+    if (subtest) {
+      const depth = subtest[1].length / 4
+      names.length = depth
+      names[depth] = subtest[2]
+      continue
+    }
+    const notOk = line.match(/^( *)not ok \d+ - (.*?)(?: # time=.*)?$/)
+    if (notOk) {
+      const depth = notOk[1].length / 4
+      failed.push([...names.slice(0, depth), notOk[2]].join(' > '))
+    }
+  }
+  const failures = failed.filter(f => !failed.some(g => g.startsWith(f + ' > ')))
   return { counts, files, failures }
 }
 
@@ -331,7 +349,8 @@ async function testLine (major, opts) {
     const badFiles = files.filter(f => !f.ok).map(f => f.file)
     console.log(`  tap exited ${code} after ${seconds(Date.now() - tapStarted)}: ${result.tests}`)
     if (badFiles.length > 0) console.log(`  failing files: ${badFiles.join(', ')}`)
-    for (const line of failures) console.log(`    ${line.trim()}`)
+    for (const failure of failures.slice(0, 30)) console.log(`    not ok: ${failure}`)
+    if (failures.length > 30) console.log(`    ... and ${failures.length - 30} more in the log`)
     if (code !== 0 && failures.length === 0) console.log(tail(tapLog, 20))
     result.ok = code === 0 && counts.total > 0 && !counts.fail
     result.status = result.ok ? 'pass' : 'FAIL'
