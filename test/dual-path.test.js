@@ -36,3 +36,32 @@ t.test('over HTTPS', async t => {
     await t.test(`${name} (fixtures/responses.js#${i}, tls)`, t => checkParity(t, fixtures[i], { tls: cert }))
   }
 })
+
+// NODE_DEBUG=http is read once at startup, so the 'debug' fallback needs a
+// process of its own; Node then prints its debug lines from end(), which the
+// shim must leave to Node.
+t.test('NODE_DEBUG=http falls back to Node and keeps parity', async t => {
+  const { execFile } = require('node:child_process')
+  const script = `
+    const { capture } = require(${JSON.stringify(require.resolve('./helpers/dual-path.js'))})
+    const fx = { request: 'GET / HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n',
+      handler (req, res) { res.end('hello') } }
+    ;(async () => {
+      const legacy = await capture(fx, { patched: false })
+      const native = await capture(fx, { patched: true })
+      for (const c of [legacy, native]) { delete c.raw; delete c.parsed }
+      process.stdout.write(JSON.stringify({ legacy, native }))
+    })()
+  `
+  const { stdout, stderr } = await new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', script], {
+      env: { ...process.env, NODE_OPTIONS: '', NODE_DEBUG: 'http' }
+    }, (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr })))
+  })
+  const { legacy, native } = JSON.parse(stdout)
+  t.match(stderr, /HTTP \d+: outgoing message end\./, 'Node printed its debug lines')
+  t.equal(native.bytes, legacy.bytes)
+  t.strictSame(native.state, legacy.state)
+  t.strictSame(native.events, legacy.events)
+  t.strictSame(native.path, { debug: 1 })
+})
