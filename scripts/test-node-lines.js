@@ -21,7 +21,8 @@
 //
 // Each line builds and tests a copy of the sources in
 // .node-lines/<major>/tree/, so the checkout's build/ keeps the addon of the
-// Node that runs `npm test`, and lines never see each other's build. Tests
+// Node that runs `npm test`, and lines never see each other's build. The
+// copies come from one snapshot taken at the start (.node-lines/snapshot/). Tests
 // spawn children with process.execPath, and PATH starts with the line's bin
 // directory, so every process of a run is that line's node.
 //
@@ -188,16 +189,28 @@ function probe (node) {
   return JSON.parse(res.stdout)
 }
 
-function refreshTree (tree) {
+// Copies the checkout's sources once per run, so every line tests the same
+// files even when the checkout changes while the lines run one after another.
+function takeSnapshot () {
+  const snapshot = path.join(linesDir, 'snapshot')
+  fs.rmSync(snapshot, { recursive: true, force: true })
+  fs.mkdirSync(snapshot, { recursive: true })
+  for (const entry of TREE_FILES) {
+    const from = path.join(root, entry)
+    if (fs.existsSync(from)) {
+      fs.cpSync(from, path.join(snapshot, entry), { recursive: true, preserveTimestamps: true })
+    }
+  }
+  return snapshot
+}
+
+function refreshTree (tree, snapshot) {
   fs.mkdirSync(tree, { recursive: true })
   for (const entry of fs.readdirSync(tree)) {
     if (!TREE_KEEP.has(entry)) fs.rmSync(path.join(tree, entry), { recursive: true, force: true })
   }
-  for (const entry of TREE_FILES) {
-    const from = path.join(root, entry)
-    if (fs.existsSync(from)) {
-      fs.cpSync(from, path.join(tree, entry), { recursive: true, preserveTimestamps: true })
-    }
+  for (const entry of fs.readdirSync(snapshot)) {
+    fs.cpSync(path.join(snapshot, entry), path.join(tree, entry), { recursive: true, preserveTimestamps: true })
   }
   const link = path.join(tree, 'node_modules')
   if (!fs.existsSync(link)) fs.symlinkSync(path.join(root, 'node_modules'), link, 'dir')
@@ -308,7 +321,7 @@ async function testLine (major, opts) {
     const dir = path.join(linesDir, String(major))
     const tree = path.join(dir, 'tree')
     const env = lineEnv(line.node)
-    refreshTree(tree)
+    refreshTree(tree, opts.snapshot)
 
     const buildLog = path.join(dir, 'build.log')
     const gyp = path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js')
@@ -365,6 +378,7 @@ async function testLine (major, opts) {
 
 async function main () {
   const opts = parseArgs(process.argv.slice(2))
+  opts.snapshot = takeSnapshot()
   const results = []
   for (const major of opts.lines) results.push(await testLine(major, opts))
 
