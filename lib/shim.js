@@ -381,9 +381,15 @@ function nativeEnd (res, chunk, encoding, callback) {
   }
   const head = res._header
 
-  const out = binding.buildFromHead(head, lines, body, flags)
-  if (typeof out === 'number') {
-    count(out === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID)
+  // Every char of an accepted head is one byte (latin1, or ASCII when the
+  // block goes out as UTF-8), so the message size is known here and the
+  // Buffer comes from Node's shared pool: a standalone allocation per
+  // response costs more than everything else the native path does.
+  // Refs: benchmark/build-message.js (buildFromHead vs pooled fill)
+  const out = Buffer.allocUnsafe(head.length + len)
+  const code = binding.fillFromHead(out, head, lines, body, flags)
+  if (code !== 0) {
+    count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID)
     return false
   }
 

@@ -633,6 +633,71 @@ static napi_value js_build_from_head(napi_env env, napi_callback_info info)
   return out;
 }
 
+/* fillFromHead(dst, head, numHeaders, body, flags): the shim's hot path.
+ * Checks `head` in one pass (hm_write_head) and writes it and the body into
+ * `dst`, a Uint8Array the caller sized as head bytes plus body bytes (JS
+ * takes it from Buffer's shared pool, which is much cheaper than a
+ * standalone allocation per response). Returns 0, or the rejection code;
+ * `dst` is untouched on rejection. Chunked framing is not supported here. */
+static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
+{
+  napi_value argv[6];
+  size_t argc = 6;
+  void *data = NULL;
+  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
+  instance_t *inst = data;
+  if (argc != 5) {
+    return throw_type_error(env, "fillFromHead: expected 5 arguments "
+                                 "(dst, head, numHeaders, body, flags)");
+  }
+
+  unsigned flags = 0;
+  if (!read_flags(env, argv[4], "fillFromHead", &flags)) {
+    return NULL;
+  }
+  if (flags & FLAG_CHUNKED) {
+    return throw_type_error(env, "fillFromHead: chunked framing is not supported");
+  }
+  bool is_ta = false;
+  CALL(env, napi_is_typedarray(env, argv[0], &is_ta));
+  napi_typedarray_type dst_type = napi_int8_array;
+  size_t dst_len = 0;
+  void *dst = NULL;
+  if (is_ta) {
+    CALL(env, napi_get_typedarray_info(env, argv[0], &dst_type, &dst_len, &dst, NULL, NULL));
+  }
+  if (!is_ta || dst_type != napi_uint8_array) {
+    return throw_type_error(env, "fillFromHead: argument 'dst' must be a Uint8Array");
+  }
+  uint32_t num_headers = 0;
+  if (napi_get_value_uint32(env, argv[2], &num_headers) != napi_ok) {
+    return throw_type_error(env, "fillFromHead: argument 'numHeaders' must be a number");
+  }
+
+  size_t used = 0;
+  int reject = 0;
+  span_t head;
+  napi_status st = read_head_string(env, inst, argv[1], &used, &head, flags, -1, &reject);
+  if (st == napi_string_expected) {
+    return throw_type_error(env, "fillFromHead: argument 'head' must be a string");
+  }
+  CALL(env, st);
+
+  body_t body;
+  if (read_body(env, inst, argv[3], "fillFromHead", flags, &used, &body, &reject) == NULL) {
+    return NULL;
+  }
+  if (reject == 0) {
+    hm_response_t res;
+    set_body(&res, inst, &body);
+    size_t written = 0;
+    reject = (int)hm_write_head(inst->arena + head.off, head.len, num_headers, res.body, dst,
+                                dst_len, &written);
+  }
+  arena_trim(inst);
+  return make_code(env, reject);
+}
+
 static void instance_free(napi_env env, void *data, void *hint)
 {
   (void)env;
@@ -708,6 +773,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
   napi_property_descriptor props[] = {
       {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
       {"buildFromHead", NULL, js_build_from_head, NULL, NULL, NULL, napi_enumerable, inst},
+      {"fillFromHead", NULL, js_fill_from_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"flags", NULL, NULL, NULL, NULL, flags, napi_enumerable, NULL},
       {"errors", NULL, NULL, NULL, NULL, errors, napi_enumerable, NULL},
   };

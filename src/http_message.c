@@ -497,3 +497,82 @@ hm_err_t hm_parse_head(const char *head, size_t len, hm_response_t *res, hm_str_
   res->num_headers = n;
   return HM_OK;
 }
+
+/* One pass over a rendered block: the status line, then `name: value` lines
+ * with a token name and field-char values, then the empty line at `end`.
+ * Accepts exactly what hm_parse_head() accepts and hm_measure() then
+ * validates, without building the field views. */
+hm_err_t hm_check_head(const char *head, size_t len, size_t num_headers)
+{
+  if (head == NULL)
+    return HM_EINVAL_ARG;
+  const unsigned char *p = (const unsigned char *)head;
+  const unsigned char *const end = p + len;
+
+  const size_t prefix = HM__LITLEN(HM__VERSION) + 3 + 1;
+  if (len < prefix || memcmp(p, HM__VERSION, HM__LITLEN(HM__VERSION)) != 0)
+    return HM_EINVAL_HEAD;
+  p += HM__LITLEN(HM__VERSION);
+  if (p[0] < '1' || p[0] > '9' || p[1] < '0' || p[1] > '9' || p[2] < '0' || p[2] > '9' ||
+      p[3] != ' ')
+    return HM_EINVAL_HEAD;
+  p += 4;
+
+  /* The reason phrase: field chars up to CR LF. A CR or LF is not a field
+   * char, so the scan stops at the first of either. */
+  while (p < end && hm__field_table[*p])
+    p++;
+  if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
+    return p < end && *p != '\r' && *p != '\n' ? HM_EINVAL_REASON : HM_EINVAL_HEAD;
+  p += 2;
+
+  size_t n = 0;
+  for (;;) {
+    if (end - p >= 2 && p[0] == '\r' && p[1] == '\n') {
+      if (p + 2 != end)
+        return HM_EINVAL_HEAD;
+      break;
+    }
+    const unsigned char *name = p;
+    while (p < end && hm__token_table[*p])
+      p++;
+    if (p == end || *p != ':')
+      return p < end && *p != '\r' && *p != '\n' && memchr(p, ':', (size_t)(end - p)) != NULL
+                 ? HM_EINVAL_NAME
+                 : HM_EINVAL_HEAD;
+    if (p == name)
+      return HM_EINVAL_NAME;
+    if (end - p < 2 || p[1] != ' ')
+      return HM_EINVAL_HEAD;
+    p += 2;
+    while (p < end && hm__field_table[*p])
+      p++;
+    if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
+      return p < end && *p != '\r' && *p != '\n' ? HM_EINVAL_VALUE : HM_EINVAL_HEAD;
+    p += 2;
+    n++;
+  }
+  return n == num_headers ? HM_OK : HM_EINVAL_HEAD;
+}
+
+hm_err_t hm_write_head(const char *head, size_t len, size_t num_headers, hm_str_t body, char *dst,
+                       size_t dst_len, size_t *written)
+{
+  const hm_err_t err = hm_check_head(head, len, num_headers);
+  if (err != HM_OK)
+    return err;
+  if (dst == NULL || written == NULL || !hm__str_ok(body))
+    return HM_EINVAL_ARG;
+  size_t total = len;
+  if (hm__add(&total, body.len) != HM_OK)
+    return HM_EOVERFLOW;
+  if (dst_len != total)
+    return dst_len < total ? HM_E2BIG : HM_EINVAL_ARG;
+  char *d = dst;
+  const char *const dend = dst + total;
+  d = hm__put(d, dend, head, len);
+  d = hm__put(d, dend, body.base, body.len);
+  assert(d == dend);
+  *written = total;
+  return HM_OK;
+}

@@ -89,6 +89,20 @@ hm_err_t hm_write(const hm_response_t *res, char *dst, size_t dst_len, size_t *w
 hm_err_t hm_parse_head(const char *head, size_t len, hm_response_t *res, hm_str_t *fields,
                        size_t fields_cap);
 
+/* Validates a header block in one pass: it must have exactly the form
+ * hm_write() produces (see hm_parse_head()) with `num_headers` header lines,
+ * a valid status code, reason, names and values. Returns HM_OK, or
+ * HM_EINVAL_HEAD for another shape or line count, or the field error
+ * (HM_EINVAL_REASON, HM_EINVAL_NAME, HM_EINVAL_VALUE). Reads only. */
+hm_err_t hm_check_head(const char *head, size_t len, size_t num_headers);
+
+/* Checks `head` like hm_check_head(), then writes it followed by `body` into
+ * `dst`, whose length must be exactly `len + body.len` (HM_E2BIG when short,
+ * HM_EINVAL_ARG when long). The bytes are those hm_write() produces for the
+ * parsed block with raw framing. On any error nothing is written. */
+hm_err_t hm_write_head(const char *head, size_t len, size_t num_headers, hm_str_t body, char *dst,
+                       size_t dst_len, size_t *written);
+
 /* Returns the default reason phrase for `status`, as Node's http.STATUS_CODES
  * has it, or "unknown" for codes it does not list (Node's writeHead falls back
  * to that word). The string is static and NUL-terminated. */

@@ -1076,6 +1076,37 @@ static void check_parse_row(const parse_row_t *row)
   }
   size_t len;
   tap_int_eq(hm_measure(&res, &len), row->measure, "  measure of the parsed head");
+  /* The one-pass check accepts exactly what parse and measure accept. */
+  tap_ok((hm_check_head(g.p, row->head.len, row->num_headers) == HM_OK) == (row->measure == HM_OK),
+         "  check_head agrees with parse_head + measure");
+  tap_ok(hm_check_head(g.p, row->head.len, row->num_headers + 1) != HM_OK,
+         "  check_head rejects a wrong line count");
+  guard_free(g);
+}
+
+/* hm_write_head writes head then body into a buffer of exactly that size. */
+static void test_write_head(void)
+{
+  static const char head[] = "HTTP/1.1 200 OK\r\nA: b\r\n\r\n";
+  const size_t hl = sizeof(head) - 1;
+  const hm_str_t body = S("xyz");
+  guard_t g = guard_alloc(hl + 3);
+  size_t written = 0;
+  tap_int_eq(hm_write_head(head, hl, 1, body, g.p, hl + 3, &written), HM_OK, "write_head: ok");
+  tap_mem_eq(g.p, written, "HTTP/1.1 200 OK\r\nA: b\r\n\r\nxyz", hl + 3, "  bytes");
+  tap_int_eq(hm_write_head(head, hl, 1, body, g.p, hl + 2, &written), HM_E2BIG,
+             "write_head: short buffer is HM_E2BIG");
+  tap_int_eq(hm_write_head(head, hl, 2, body, g.p, hl + 3, &written), HM_EINVAL_HEAD,
+             "write_head: wrong count is HM_EINVAL_HEAD");
+  static const char inj[] = "HTTP/1.1 200 OK\r\nA: b\r\nX: y\r\n\r\n";
+  tap_int_eq(hm_check_head(inj, sizeof(inj) - 1, 1), HM_EINVAL_HEAD,
+             "check_head: an injected line breaks the count");
+  static const char bad[] = "HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n";
+  tap_int_eq(hm_check_head(bad, sizeof(bad) - 1, 1), HM_EINVAL_VALUE,
+             "check_head: a control char in a value is HM_EINVAL_VALUE");
+  static const char lf[] = "HTTP/1.1 200 OK\r\nA: b\nC: d\r\n\r\n";
+  tap_ok(hm_check_head(lf, sizeof(lf) - 1, 1) != HM_OK, "check_head: a bare LF is rejected");
+  tap_int_eq(hm_check_head(NULL, 0, 0), HM_EINVAL_ARG, "check_head(NULL) is HM_EINVAL_ARG");
   guard_free(g);
 }
 
@@ -1110,6 +1141,7 @@ static void test_parse_args(void)
 
 int main(void)
 {
+  test_write_head();
   printf("TAP version 13\n");
   for (size_t i = 0; i < sizeof(ok_rows) / sizeof(ok_rows[0]); i++)
     check_ok_row(&ok_rows[i]);
