@@ -382,9 +382,9 @@ async function main () {
   const results = []
   for (const major of opts.lines) results.push(await testLine(major, opts))
 
-  console.log('\nline  node        tests                  time  result')
+  console.log('\nline  node        tests                        time  result')
   for (const r of results) {
-    console.log(`${String(r.major).padEnd(6)}${r.version.padEnd(12)}${r.tests.padEnd(23)}` +
+    console.log(`${String(r.major).padEnd(6)}${r.version.padEnd(12)}${r.tests.padEnd(29)}` +
       `${seconds(r.time).padStart(4)}  ${r.ok ? 'pass' : r.status || 'FAIL'}  (${r.origin})`)
     if (r.note) console.log(`      note: ${r.note}`)
   }
