@@ -42,10 +42,11 @@ const linesDir = path.join(root, '.node-lines')
 // maintained or current.
 const SUPPORTED = [20, 22, 24, 26]
 
-// What a line's tree needs to build the addon and run every test file.
-// node_modules is linked, not copied.
+// What a line's tree needs to build the addon and run every test file, plus
+// the benchmarks, so `<line's node> .node-lines/<major>/tree/benchmark/...`
+// measures the addon built for that line. node_modules is linked, not copied.
 const TREE_FILES = [
-  'binding.gyp', 'src', 'lib', 'test', 'scripts', 'register.js',
+  'binding.gyp', 'src', 'lib', 'test', 'scripts', 'benchmark', 'register.js',
   'register.mjs', 'register.d.ts', 'index.d.ts', 'package.json', '.taprc',
   'Makefile'
 ]
