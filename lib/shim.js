@@ -102,7 +102,7 @@ function count (reason) {
 
 // Unrolled: this runs for every response.
 function methodsPatched (res, socket) {
-  return res.writeHead !== resWriteHead || res._implicitHeader !== resImplicitHeader ||
+  return res.writeHead !== currentWriteHead || res._implicitHeader !== resImplicitHeader ||
     res._storeHeader !== resStoreHeader || res._send !== resSend ||
     res._writeRaw !== resWriteRaw || res._flushOutput !== resFlushOutput ||
     socket.write !== socketWrite || socket.cork !== socketCork ||
@@ -228,67 +228,21 @@ function freshReason (res) {
   return null
 }
 
-// Renders the header block as writeHead(statusCode) and _storeHeader() do
-// for a fresh response, with every side effect, and returns the number of
-// header lines; or returns -1, having changed nothing, when a header needs
-// Node's own renderer (Connection, Keep-Alive, Content-Disposition, user
-// Content-Length arrays). Preconditions: freshReason(res) returned null and
-// res._contentLength holds the body length.
-function renderHeader (res) {
-  const code = res.statusCode | 0
-  let message = res.statusMessage
-  if (!message) message = STATUS_CODES[code] || 'unknown'
-  let head = 'HTTP/1.1 ' + code + ' ' + message + '\r\n'
-  let lines = 0
-  let contLen = false
-  let contentLength = 0
-  let hasDate = false
-  const headers = res[kOutHeaders]
-  if (headers) {
-    const unique = res[kUniqueHeaders]
-    for (const key in headers) {
-      const entry = headers[key]
-      const name = entry[0]
-      const value = entry[1]
-      if (key.length >= 4 && key.length <= 19) {
-        switch (key) {
-          case 'content-length':
-            if (Array.isArray(value)) return -1
-            contLen = true
-            contentLength = +value
-            break
-          case 'date':
-            hasDate = true
-            break
-          case 'connection':
-          case 'keep-alive':
-          case 'content-disposition':
-            return -1
-        }
-      }
-      if (Array.isArray(value)) {
-        if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
-          for (let i = 0; i < value.length; i++) {
-            head += name + ': ' + value[i] + '\r\n'
-          }
-          lines += value.length
-          continue
-        }
-        head += name + ': ' + value.join('; ') + '\r\n'
-      } else {
-        head += name + ': ' + value + '\r\n'
-      }
-      lines++
-    }
-  }
+// The automatic lines _storeHeader() appends after the user's headers on an
+// HTTP/1.1 response with a body and no user Connection, Keep-Alive,
+// Transfer-Encoding or Trailer header: Date, then the keep-alive block
+// (useChunkedEncodingByDefault is true, so shouldSendKeepAlive is
+// shouldKeepAlive itself). `tail.head` and `tail.lines` grow; `tail.last` is
+// the value _last takes. Nothing on `res` changes here.
+const tail = { head: '', lines: 0, last: false }
+function renderTail (res, hasDate) {
+  let head = tail.head
+  let lines = tail.lines
+  let last = res._last
   if (res.sendDate && !hasDate) {
     head += 'Date: ' + currentDate() + '\r\n'
     lines++
   }
-  // Keep-alive logic of _storeHeader: no user Connection header here, and
-  // useChunkedEncodingByDefault is true, so shouldSendKeepAlive is
-  // shouldKeepAlive itself.
-  let last = res._last
   if (res._removedConnection) {
     last = !res.shouldKeepAlive
   } else if (res.shouldKeepAlive && res.maxRequestsOnConnectionReached) {
@@ -307,11 +261,83 @@ function renderHeader (res) {
     head += 'Connection: close\r\n'
     lines++
   }
+  tail.head = head
+  tail.lines = lines
+  tail.last = last
+}
+
+// The header block last rendered here or checked, and its line count: the
+// count is a function of the string, so a later end() on an equal _header
+// needs no recount.
+let lastHead = ''
+let lastLines = 0
+
+// Renders one header entry as processHeader()/storeHeader() do (`key` is
+// the lowercase name, or null to compute it when needed; arrays
+// expand to one line each, except cookie and uniqueHeaders, joined with
+// '; '), appending to `tail`.
+function renderEntry (res, key, name, value) {
+  if (Array.isArray(value)) {
+    if (key === null) key = name.toLowerCase()
+    const unique = res[kUniqueHeaders]
+    if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
+      let head = tail.head
+      for (let i = 0; i < value.length; i++) head += name + ': ' + value[i] + '\r\n'
+      tail.head = head
+      tail.lines += value.length
+      return
+    }
+    value = value.join('; ')
+  }
+  tail.head += name + ': ' + value + '\r\n'
+  tail.lines++
+}
+
+// Renders the header block as writeHead(statusCode) and _storeHeader() do
+// for a fresh response, with every side effect, and returns the number of
+// header lines; or returns -1, having changed nothing, when a header needs
+// Node's own renderer (Connection, Keep-Alive, Content-Disposition, user
+// Content-Length arrays). Preconditions: freshReason(res) returned null and
+// res._contentLength holds the body length.
+function renderHeader (res) {
+  const code = res.statusCode | 0
+  let message = res.statusMessage
+  if (!message) message = STATUS_CODES[code] || 'unknown'
+  tail.head = 'HTTP/1.1 ' + code + ' ' + message + '\r\n'
+  tail.lines = 0
+  let contLen = false
+  let contentLength = 0
+  let hasDate = false
+  const headers = res[kOutHeaders]
+  if (headers) {
+    for (const key in headers) {
+      const entry = headers[key]
+      const value = entry[1]
+      if (key.length >= 4 && key.length <= 19) {
+        switch (key) {
+          case 'content-length':
+            if (Array.isArray(value)) return -1
+            contLen = true
+            contentLength = +value
+            break
+          case 'date':
+            hasDate = true
+            break
+          case 'connection':
+          case 'keep-alive':
+          case 'content-disposition':
+            return -1
+        }
+      }
+      renderEntry(res, key, entry[0], value)
+    }
+  }
+  renderTail(res, hasDate)
   if (!contLen) {
     // freshReason() excluded _removedContLen without a user length, so the
     // body length is the framing.
-    head += 'Content-Length: ' + res._contentLength + '\r\n'
-    lines++
+    tail.head += 'Content-Length: ' + res._contentLength + '\r\n'
+    tail.lines++
   }
 
   if (!res.statusMessage) res.statusMessage = message
@@ -320,10 +346,110 @@ function renderHeader (res) {
     res._contentLength = contentLength
     res._removedContLen = false
   }
-  res._last = last
-  res._header = head + '\r\n'
+  res._last = tail.last
+  res._header = tail.head + '\r\n'
   res._headerSent = false
-  return lines
+  tail.head = ''
+  return tail.lines
+}
+
+const hasOwn = Object.hasOwn
+const ObjectPrototype = Object.prototype
+
+// writeHead(statusCode[, reason][, obj]) for the shape frameworks use
+// (fastify, benchmark/http/simple.js): a fresh HTTP/1.1 response with no
+// setHeader() calls, a body-carrying status and a plain object of string,
+// number or array values that includes Content-Length. It renders what
+// ServerResponse#writeHead and _storeHeader() would, after the C core
+// validated the block, and sets the same fields. Anything else, including
+// every input Node rejects, returns false before changing anything, and
+// Node's own writeHead() runs and throws its own errors.
+function fastWriteHead (res, statusCode, reason, obj) {
+  if (res._header || res[kOutHeaders] !== null || res.chunkedEncoding ||
+      res.useChunkedEncodingByDefault !== true || res._hasBody !== true ||
+      (res._expect_continue && !res._sent100)) {
+    return false
+  }
+  const code = statusCode | 0
+  if (code < 200 || code > 999 || code === 204 || code === 304) return false
+  let message
+  if (typeof reason === 'string') {
+    message = reason
+  } else {
+    message = res.statusMessage
+    if (!message) message = STATUS_CODES[code] || 'unknown'
+    obj ??= reason
+  }
+  if (typeof message !== 'string' || obj === null || typeof obj !== 'object') return false
+  const proto = Object.getPrototypeOf(obj)
+  if (proto !== ObjectPrototype && proto !== null) return false
+
+  tail.head = 'HTTP/1.1 ' + code + ' ' + message + '\r\n'
+  tail.lines = 0
+  let contLen = false
+  let contentLength = 0
+  let hasDate = false
+  for (const key in obj) {
+    if (!hasOwn(obj, key)) continue
+    const value = obj[key]
+    const type = typeof value
+    if (type !== 'string' && type !== 'number') {
+      if (!Array.isArray(value)) return false
+      for (let i = 0; i < value.length; i++) {
+        const t = typeof value[i]
+        if (t !== 'string' && t !== 'number') return false
+      }
+    }
+    if (key.length >= 4 && key.length <= 19) {
+      switch (key.toLowerCase()) {
+        case 'content-length':
+          if (type !== 'string' && type !== 'number') return false
+          contLen = true
+          contentLength = +value
+          break
+        case 'date':
+          hasDate = true
+          break
+        case 'connection':
+        case 'keep-alive':
+        case 'transfer-encoding':
+        case 'trailer':
+        case 'expect':
+        case 'content-disposition':
+          return false
+      }
+    }
+    renderEntry(res, null, key, value)
+  }
+  if (!contLen) return false
+  renderTail(res, hasDate)
+  const head = tail.head + '\r\n'
+  const lines = tail.lines
+  tail.head = ''
+  if (binding.checkHead(head, lines) !== 0) return false
+
+  if (typeof reason === 'string' || !res.statusMessage) res.statusMessage = message
+  res.statusCode = code
+  res._contentLength = contentLength
+  res._removedContLen = false
+  res._last = tail.last
+  res._header = head
+  res._headerSent = false
+  lastHead = head
+  lastLines = lines
+  return true
+}
+
+/**
+ * ServerResponse#writeHead replacement: the fast renderer above, else
+ * Node's own writeHead with the same arguments.
+ */
+function writeHead (statusCode, reason, obj) {
+  if (binding !== null && internals !== null && !httpDebug &&
+      fastWriteHead(this, statusCode, reason, obj)) {
+    return this
+  }
+  return resWriteHead.call(this, statusCode, reason, obj)
 }
 
 // Counts the header lines of a block Node rendered (writeHead() or the
@@ -377,7 +503,7 @@ function nativeEnd (res, chunk, encoding, callback) {
       lines = countLines(res._header)
     }
   } else {
-    lines = countLines(res._header)
+    lines = res._header === lastHead ? lastLines : countLines(res._header)
   }
   const head = res._header
 
@@ -443,6 +569,9 @@ function end (chunk, encoding, callback) {
 
 let installed = false
 let previousEnd
+let previousWriteHead
+// The writeHead a pristine response resolves to: ours while installed.
+let currentWriteHead = resWriteHead
 
 function install () {
   if (installed) return
@@ -450,6 +579,13 @@ function install () {
   Object.defineProperty(ServerResponse.prototype, 'end', {
     value: end, writable: true, enumerable: false, configurable: true
   })
+  if (internals !== null && ServerResponse.prototype.writeHead === resWriteHead) {
+    previousWriteHead = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'writeHead')
+    Object.defineProperty(ServerResponse.prototype, 'writeHead', {
+      ...previousWriteHead, value: writeHead
+    })
+    currentWriteHead = writeHead
+  }
   installed = true
 }
 
@@ -459,6 +595,11 @@ function uninstall () {
     delete ServerResponse.prototype.end
   } else {
     Object.defineProperty(ServerResponse.prototype, 'end', previousEnd)
+  }
+  if (previousWriteHead !== undefined) {
+    Object.defineProperty(ServerResponse.prototype, 'writeHead', previousWriteHead)
+    previousWriteHead = undefined
+    currentWriteHead = resWriteHead
   }
   installed = false
 }

@@ -245,6 +245,15 @@ static int convert_head_string(char *arena, size_t *used, span_t *span, unsigned
   unsigned char *p = (unsigned char *)arena + span->off;
   size_t len = span->len;
   size_t i = 0;
+  /* Headers are nearly always ASCII: test eight bytes at a time. */
+  while (len - i >= 8) {
+    uint64_t w;
+    memcpy(&w, p + i, sizeof w);
+    if ((w & UINT64_C(0x8080808080808080)) != 0) {
+      break;
+    }
+    i += 8;
+  }
   while (i < len && p[i] < 0x80) {
     i++;
   }
@@ -698,6 +707,38 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
   return make_code(env, reject);
 }
 
+/* checkHead(head, numHeaders): validates a rendered header block as
+ * fillFromHead() would, without writing anything. Returns 0 or the
+ * rejection code; chars above 0xFF are rejected, 0x80..0xFF allowed. */
+static napi_value js_check_head(napi_env env, napi_callback_info info)
+{
+  napi_value argv[3];
+  size_t argc = 3;
+  void *data = NULL;
+  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
+  instance_t *inst = data;
+  if (argc != 2) {
+    return throw_type_error(env, "checkHead: expected 2 arguments (head, numHeaders)");
+  }
+  uint32_t num_headers = 0;
+  if (napi_get_value_uint32(env, argv[1], &num_headers) != napi_ok) {
+    return throw_type_error(env, "checkHead: argument 'numHeaders' must be a number");
+  }
+  size_t used = 0;
+  int reject = 0;
+  span_t head;
+  napi_status st = read_head_string(env, inst, argv[0], &used, &head, 0, -1, &reject);
+  if (st == napi_string_expected) {
+    return throw_type_error(env, "checkHead: argument 'head' must be a string");
+  }
+  CALL(env, st);
+  if (reject == 0) {
+    reject = (int)hm_check_head(inst->arena + head.off, head.len, num_headers);
+  }
+  arena_trim(inst);
+  return make_code(env, reject);
+}
+
 static void instance_free(napi_env env, void *data, void *hint)
 {
   (void)env;
@@ -774,6 +815,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
       {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
       {"buildFromHead", NULL, js_build_from_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"fillFromHead", NULL, js_fill_from_head, NULL, NULL, NULL, napi_enumerable, inst},
+      {"checkHead", NULL, js_check_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"flags", NULL, NULL, NULL, NULL, flags, napi_enumerable, NULL},
       {"errors", NULL, NULL, NULL, NULL, errors, napi_enumerable, NULL},
   };

@@ -39,7 +39,7 @@ function diffKeys (before, after) {
   return changed
 }
 
-t.test('install() defines end on ServerResponse.prototype only', async t => {
+t.test('install() defines end and writeHead on ServerResponse.prototype only', async t => {
   const targets = {
     ServerResponse: http.ServerResponse.prototype,
     OutgoingMessage: http.OutgoingMessage.prototype,
@@ -61,7 +61,14 @@ t.test('install() defines end on ServerResponse.prototype only', async t => {
       const keys = diffKeys(before[name], ownProperties(proto))
       if (keys.length > 0) changed[name] = keys
     }
-    t.strictSame(changed, { ServerResponse: ['end'] }, 'only ServerResponse.prototype.end changed')
+    if (changed.ServerResponse) changed.ServerResponse.sort()
+    t.strictSame(changed, { ServerResponse: ['end', 'writeHead'] },
+      'only ServerResponse.prototype.end and writeHead changed')
+    const wh = Object.getOwnPropertyDescriptor(http.ServerResponse.prototype, 'writeHead')
+    t.equal(wh.value.name, 'writeHead', 'the writeHead wrapper is named writeHead')
+    t.equal(wh.value.length, 3, 'the writeHead wrapper takes three arguments, like Node\'s')
+    t.equal(http.ServerResponse.prototype.writeHeader, before.ServerResponse.get('writeHeader').value,
+      'writeHeader stays Node\'s alias')
     t.equal(http.OutgoingMessage.prototype.end, omEnd, 'OutgoingMessage#end is the same function')
     t.equal(http.ClientRequest.prototype.end, crEnd, 'ClientRequest#end is the same function')
     t.not(http.ServerResponse.prototype.end, omEnd, 'ServerResponse#end is replaced')
