@@ -35,6 +35,18 @@ const RES_METHODS = ['writeHead', '_implicitHeader', '_storeHeader', '_send',
 const SOCKET_METHODS = ['write', 'cork', 'uncork', '_write', '_writev',
   '_writeGeneric']
 
+// The private symbols a ServerResponse carries on the Node lines whose
+// outgoing path this shim reproduces: Node 20, plus what Node 22 added
+// (its socket accessor and cork buffering). Node 24 added end-callback and
+// finish bookkeeping of its own (kEndCallbacks, kWritableFinished,
+// kFlushError) that the native path does not reproduce, so any symbol
+// outside this list turns the shim off ('unsupported-node').
+const KNOWN_SYMBOLS = new Set([
+  'shapeMode', 'kCapture', 'kBytesWritten', 'kNeedDrain', 'corked', 'kOutHeaders',
+  'errored', 'kHighWaterMark', 'kRejectNonStandardBodyWrites',
+  'kChunkedBuffer', 'kChunkedLength', 'kSocket'
+])
+
 function resolve () {
   const SR = http.ServerResponse
   const OM = http.OutgoingMessage
@@ -42,6 +54,9 @@ function resolve () {
 
   const probe = new SR({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} })
   probe.setHeader('x-probe', '1')
+  for (const sym of Object.getOwnPropertySymbols(probe)) {
+    if (!KNOWN_SYMBOLS.has(sym.description)) return null
+  }
   const kOutHeaders = findSymbol(probe, 'kOutHeaders')
   const kCorked = findSymbol(probe, 'corked')
   if (kOutHeaders === null || kCorked === null) return null

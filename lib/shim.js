@@ -51,6 +51,8 @@ const httpDebug = util.debuglog('http').enabled
 
 // Node's checkInvalidHeaderChar (lib/_http_common.js).
 const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+// Node's checkIsHttpToken (lib/_http_common.js).
+const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
 
 let kOutHeaders, kCorked, kUniqueHeaders, Socket, nodeDate
 let resWriteHead, resImplicitHeader, resStoreHeader, resSend, resWriteRaw, resFlushOutput
@@ -360,8 +362,8 @@ const ObjectPrototype = Object.prototype
 // (fastify, benchmark/http/simple.js): a fresh HTTP/1.1 response with no
 // setHeader() calls, a body-carrying status and a plain object of string,
 // number or array values that includes Content-Length. It renders what
-// ServerResponse#writeHead and _storeHeader() would, after the C core
-// validated the block, and sets the same fields. Anything else, including
+// ServerResponse#writeHead and _storeHeader() would, with their checks,
+// and sets the same fields. Anything else, including
 // every input Node rejects, returns false before changing anything, and
 // Node's own writeHead() runs and throws its own errors.
 function fastWriteHead (res, statusCode, reason, obj) {
@@ -384,6 +386,10 @@ function fastWriteHead (res, statusCode, reason, obj) {
   const proto = Object.getPrototypeOf(obj)
   if (proto !== ObjectPrototype && proto !== null) return false
 
+  // writeHead() checks statusMessage, then _storeHeader() each name and
+  // value, with these same expressions (lib/_http_common.js); the C core
+  // checks the whole block again before it reaches the socket.
+  if (INVALID_HEADER_CHAR.test(message)) return false
   tail.head = 'HTTP/1.1 ' + code + ' ' + message + '\r\n'
   tail.lines = 0
   let contLen = false
@@ -391,16 +397,25 @@ function fastWriteHead (res, statusCode, reason, obj) {
   let hasDate = false
   for (const key in obj) {
     if (!hasOwn(obj, key)) continue
+    if (!TOKEN.test(key)) return false
     const value = obj[key]
     const type = typeof value
-    if (type !== 'string' && type !== 'number') {
+    if (type === 'string') {
+      if (INVALID_HEADER_CHAR.test(value)) return false
+    } else if (type !== 'number') {
       if (!Array.isArray(value)) return false
       for (let i = 0; i < value.length; i++) {
-        const t = typeof value[i]
-        if (t !== 'string' && t !== 'number') return false
+        const item = value[i]
+        if (typeof item === 'string') {
+          if (INVALID_HEADER_CHAR.test(item)) return false
+        } else if (typeof item !== 'number') {
+          return false
+        }
       }
     }
-    if (key.length >= 4 && key.length <= 19) {
+    // Only these lengths can name a header _storeHeader() treats apart.
+    const n = key.length
+    if (n === 4 || n === 6 || n === 7 || n === 10 || n === 14 || n === 17 || n === 19) {
       switch (key.toLowerCase()) {
         case 'content-length':
           if (type !== 'string' && type !== 'number') return false
@@ -426,7 +441,6 @@ function fastWriteHead (res, statusCode, reason, obj) {
   const head = tail.head + '\r\n'
   const lines = tail.lines
   tail.head = ''
-  if (binding.checkHead(head, lines) !== 0) return false
 
   if (typeof reason === 'string' || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
@@ -486,6 +500,11 @@ function nativeEnd (res, chunk, encoding, callback) {
     len = bodyLength(chunk, encoding)
     if (len > options.maxBodySize) {
       count(FALLBACK.BODY_TOO_LARGE)
+      return false
+    }
+    // A UTF-8 string has as many bytes as chars only when it is ASCII.
+    if ((flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) {
+      count(FALLBACK.NON_ASCII)
       return false
     }
   }
