@@ -509,6 +509,9 @@ function nativeEnd (res, chunk, encoding, callback) {
     }
   }
 
+  // Blocks rendered here hold only validated chars up to 0xFF, so the C
+  // side may copy them as latin1; a block Node rendered may not (its
+  // Content-Disposition handling can decode UTF-8), so it is read in full.
   let lines
   if (res._header === null) {
     res._contentLength = len
@@ -520,9 +523,14 @@ function nativeEnd (res, chunk, encoding, callback) {
         return false
       }
       lines = countLines(res._header)
+    } else {
+      flags |= FLAGS.HEAD_ONE_BYTE
     }
+  } else if (res._header === lastHead) {
+    lines = lastLines
+    flags |= FLAGS.HEAD_ONE_BYTE
   } else {
-    lines = res._header === lastHead ? lastLines : countLines(res._header)
+    lines = countLines(res._header)
   }
   const head = res._header
 

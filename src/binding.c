@@ -45,7 +45,11 @@
 #define FLAG_BODY_LATIN1 2u
 #define FLAG_HEAD_UTF8   4u
 #define FLAG_ASCII_ONLY  8u
-#define FLAG_ALL         15u
+/* fillFromHead only: the caller guarantees the head holds no char above
+ * 0xFF (it rendered the block from validated strings), so the head is read
+ * with the cheaper latin1 copy. The core still checks every byte. */
+#define FLAG_HEAD_ONE_BYTE 16u
+#define FLAG_ALL           31u
 
 /* Returned when FLAG_ASCII_ONLY is set and a header string or a string body
  * holds a char >= 0x80. Kept clear of the core's codes, which count from 1. */
@@ -230,6 +234,25 @@ static napi_status read_latin1(napi_env env, instance_t *inst, napi_value v, siz
   span->len = copied;
   *used += copied;
   return napi_ok;
+}
+
+/* True when no byte of `p[0..len)` is 0x80 or above; eight at a time. */
+static bool is_ascii(const unsigned char *p, size_t len)
+{
+  size_t i = 0;
+  for (; len - i >= 8; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, sizeof w);
+    if ((w & UINT64_C(0x8080808080808080)) != 0) {
+      return false;
+    }
+  }
+  for (; i < len; i++) {
+    if (p[i] >= 0x80) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /* Checks a header string just read as UTF-8 and converts it in place to the
@@ -686,7 +709,16 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
   size_t used = 0;
   int reject = 0;
   span_t head;
-  napi_status st = read_head_string(env, inst, argv[1], &used, &head, flags, -1, &reject);
+  napi_status st;
+  if ((flags & FLAG_HEAD_ONE_BYTE) && (!(flags & FLAG_HEAD_UTF8) || (flags & FLAG_ASCII_ONLY))) {
+    st = read_latin1(env, inst, argv[1], &used, &head);
+    if (st == napi_ok && (flags & FLAG_ASCII_ONLY) &&
+        !is_ascii((const unsigned char *)inst->arena + head.off, head.len)) {
+      reject = ERR_NONASCII;
+    }
+  } else {
+    st = read_head_string(env, inst, argv[1], &used, &head, flags, -1, &reject);
+  }
   if (st == napi_string_expected) {
     return throw_type_error(env, "fillFromHead: argument 'head' must be a string");
   }
@@ -765,7 +797,8 @@ static napi_value make_flags(napi_env env)
   if (set_uint32(env, obj, "CHUNKED", FLAG_CHUNKED) == NULL ||
       set_uint32(env, obj, "BODY_LATIN1", FLAG_BODY_LATIN1) == NULL ||
       set_uint32(env, obj, "HEAD_UTF8", FLAG_HEAD_UTF8) == NULL ||
-      set_uint32(env, obj, "ASCII_ONLY", FLAG_ASCII_ONLY) == NULL) {
+      set_uint32(env, obj, "ASCII_ONLY", FLAG_ASCII_ONLY) == NULL ||
+      set_uint32(env, obj, "HEAD_ONE_BYTE", FLAG_HEAD_ONE_BYTE) == NULL) {
     return NULL;
   }
   CALL(env, napi_object_freeze(env, obj));

@@ -28,7 +28,7 @@ test('the addon loads and exports its interface', async t => {
   t.not(binding, null, 'lib/binding.js loaded the addon (run `node scripts/build.js` first)')
   t.equal(typeof binding.build, 'function')
   t.equal(typeof binding.buildFromHead, 'function')
-  t.strictSame(binding.flags, { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4, ASCII_ONLY: 8 })
+  t.strictSame(binding.flags, { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4, ASCII_ONLY: 8, HEAD_ONE_BYTE: 16 })
   t.strictSame(binding.errors, {
     EINVAL_STATUS: 1,
     EINVAL_REASON: 2,
@@ -57,7 +57,7 @@ test('misuse throws a TypeError naming the function and argument', async t => {
     [() => binding.build(200, undefined, [], new Uint16Array(1), 0), /^build: argument 'body'/],
     [() => binding.build(200, undefined, [], new ArrayBuffer(1), 0), /^build: argument 'body'/],
     [() => binding.build(200, undefined, [], undefined, '0'), /^build: argument 'flags' must be a number/],
-    [() => binding.build(200, undefined, [], undefined, 16), /^build: argument 'flags' has unknown bits/],
+    [() => binding.build(200, undefined, [], undefined, 32), /^build: argument 'flags' has unknown bits/],
     [() => binding.buildFromHead(), /^buildFromHead: expected 4 arguments/],
     [() => binding.buildFromHead(5, 0, undefined, 0), /^buildFromHead: argument 'head' must be a string/],
     [() => binding.buildFromHead('HTTP/1.1 200 OK\r\n\r\n', '0', undefined, 0), /^buildFromHead: argument 'numHeaders'/],
@@ -245,4 +245,58 @@ test('llhttp helper: pipelined messages, HEAD, batches and errors', async t => {
   const close = parseResponse(Buffer.from('HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil close'))
   t.equal(close.messages[0].body.toString(), 'until close', 'a body delimited by close ends at EOF')
   t.equal(close.messages[0].shouldKeepAlive, false)
+})
+
+test('fillFromHead writes head and body into a caller-sized buffer', t => {
+  const { errors } = binding
+  const head = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-A: caf\u00e9\r\n\r\n'
+  for (const oneByte of [0, 16]) {
+    const out = Buffer.alloc(head.length + 2, 0x2a)
+    t.equal(binding.fillFromHead(out, head, 2, 'ok', oneByte), 0, `latin1 head, flags ${oneByte}`)
+    t.ok(out.equals(Buffer.from(head + 'ok', 'latin1')), '  bytes as Node sends them with latin1')
+    const ascii = Buffer.alloc(head.length + 2)
+    t.equal(binding.fillFromHead(ascii, head, 2, 'ok', HEAD_UTF8 | ASCII_ONLY | oneByte),
+      errors.ENONASCII, '  a non-ASCII head is refused under ASCII_ONLY')
+  }
+  const body = Buffer.from('xyz')
+  const out = Buffer.alloc(head.length + 3, 0x2a)
+  t.equal(binding.fillFromHead(out, head, 2, body, 16), 0, 'a Buffer body')
+  t.ok(out.equals(Buffer.concat([Buffer.from(head, 'latin1'), body])), '  bytes')
+  const short = Buffer.alloc(head.length + 1, 0x2a)
+  t.equal(binding.fillFromHead(short, head, 2, body, 0), errors.E2BIG, 'a short buffer is E2BIG')
+  t.ok(short.equals(Buffer.alloc(head.length + 1, 0x2a)), '  and is left untouched')
+  t.equal(binding.fillFromHead(Buffer.alloc(head.length + 4), head, 2, body, 0), errors.EINVAL_ARG,
+    'a long buffer is EINVAL_ARG')
+  t.equal(binding.fillFromHead(Buffer.alloc(head.length + 3), head, 3, body, 0), errors.EINVAL_HEAD,
+    'a wrong line count is EINVAL_HEAD')
+  const injected = 'HTTP/1.1 200 OK\r\nX-A: a\r\nSet-Cookie: x=1\r\n\r\n'
+  t.equal(binding.fillFromHead(Buffer.alloc(injected.length), injected, 1, undefined, 16),
+    errors.EINVAL_HEAD, 'an injected line is refused')
+  // The one-byte read truncates a char above 0xFF to its low byte: U+0D0A
+  // becomes a bare LF, which the core refuses.
+  const wide = 'HTTP/1.1 200 OK\r\nX-A: a\u0d0ab\r\n\r\n'
+  t.not(binding.fillFromHead(Buffer.alloc(wide.length), wide, 1, undefined, 16), 0,
+    'U+0D0A read as one byte still never reaches the buffer')
+  t.not(binding.fillFromHead(Buffer.alloc(wide.length), wide, 1, undefined, 0), 0,
+    'U+0D0A read in full is refused')
+  t.throws(() => binding.fillFromHead(Buffer.alloc(4), head, 2, undefined, 1), TypeError,
+    'chunked framing is not supported')
+  t.throws(() => binding.fillFromHead(new Uint16Array(4), head, 2, undefined, 0), TypeError,
+    'dst must be a Uint8Array')
+  t.throws(() => binding.fillFromHead(Buffer.alloc(4), head, 2, undefined), TypeError,
+    'five arguments')
+  t.end()
+})
+
+test('checkHead validates a rendered block', t => {
+  const { errors } = binding
+  t.equal(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\r\n\r\n', 1), 0, 'a valid block')
+  t.equal(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\r\n\r\n', 2), errors.EINVAL_HEAD, 'count')
+  t.equal(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n', 1), errors.EINVAL_VALUE,
+    'a control char')
+  t.equal(binding.checkHead('HTTP/1.1 200 OK\r\nA b: c\r\n\r\n', 1), errors.EINVAL_NAME, 'a name')
+  t.equal(binding.checkHead('HTTP/1.1 200 O\u0100K\r\n\r\n', 0), errors.EINVAL_REASON,
+    'a char above 0xFF in the reason')
+  t.throws(() => binding.checkHead(1, 0), TypeError, 'head must be a string')
+  t.end()
 })
