@@ -11,6 +11,7 @@ const http = require('node:http')
 const t = require('tap')
 
 const { checkParity } = require('./helpers/dual-path.js')
+const { lenientHeaderValues, writeErrorReport } = require('./helpers/node-line.js')
 const { requests: { CLOSE, KEEP, EXPECT } } = require('./fixtures/responses.js')
 
 t.jobs = 1
@@ -184,14 +185,21 @@ t.test('§7.1.2 no response is cached on a Buffer\'s identity', t => {
 
 t.test('§7.1.3 validation legacy performs is never skipped', async t => {
   for (const insecureHTTPParser of [false, true]) {
+    // Node 20 and 22 reject the bad value whatever the server's options;
+    // later lines accept it on an insecureHTTPParser server, so the second
+    // response carries it, the client stops there and the exchange ends on
+    // the timeout.
+    const lenient = lenientHeaderValues({ insecureHTTPParser })
     await t.test(`insecureHTTPParser: ${insecureHTTPParser}`, t => both(t, {
       name: 'same key shape, good value then bad value',
       request: [KEEP, KEEP, KEEP, CLOSE],
       sequential: true,
       server: { insecureHTTPParser },
-      path: { native: 3, invalid: 1 },
-      // The last response carries the control character, which a client
-      // parser rejects; that it reached the wire is the point.
+      // Where Node accepted the value the core still rejects it.
+      path: lenient ? { native: 1, invalid: 1 } : { native: 3, invalid: 1 },
+      timeout: lenient ? 1000 : undefined,
+      // A response carries the control character, which a client parser
+      // rejects; that it reached the wire is the point.
       malformed: true,
       handler (req, res, ctx) {
         try {
@@ -213,9 +221,16 @@ t.test('§7.1.3 validation legacy performs is never skipped', async t => {
         res.end('ok')
       }
     }, (t, c) => {
-      t.strictSame(c.state.map(r => r.errors.map(e => e.code)), [[], ['ERR_INVALID_CHAR'], [], []])
-      t.strictSame(c.parsed.messages.map(m => m.statusCode), [200, 500, 200])
-      t.ok(c.raw.includes(Buffer.from('X-Test: a\x01b\r\n', 'latin1')), 'stored value not re-validated')
+      if (lenient) {
+        t.strictSame(c.state.map(r => r.errors.map(e => e.code)), [[], []], 'Node accepted the value')
+        t.strictSame(c.parsed.messages.map(m => m.statusCode), [200])
+        t.ok(c.raw.includes(Buffer.from('X-Test: a\x01b\r\n', 'latin1')), 'the value went out')
+        t.ok(c.timedOut, 'no request followed the malformed response')
+      } else {
+        t.strictSame(c.state.map(r => r.errors.map(e => e.code)), [[], ['ERR_INVALID_CHAR'], [], []])
+        t.strictSame(c.parsed.messages.map(m => m.statusCode), [200, 500, 200])
+        t.ok(c.raw.includes(Buffer.from('X-Test: a\x01b\r\n', 'latin1')), 'stored value not re-validated')
+      }
     }))
   }
 })
@@ -284,9 +299,17 @@ t.test('§7.1.5 a failed socket write is reported as legacy does', t => both(t, 
     }
     res.end('hello', ctx.cb())
   }
-}, (t, c) => {
-  const order = ['prefinish', 'finish', 'cb', 'close', 'clientError:EPIPE', 'socket-error:EPIPE:write',
-    'socket-close:true']
+}, async (t, c) => {
+  // Node 20 and 22 emit 'finish' and call back without an error, then
+  // report the error on the socket; later lines hand the write error to the
+  // callback, emit no 'finish', and close the response after the socket
+  // error. Which one this line does is asked of Node on a server of its own.
+  const report = await writeErrorReport()
+  const order = report.finish
+    ? ['prefinish', 'finish', 'cb', 'close', 'clientError:EPIPE', 'socket-error:EPIPE:write',
+        'socket-close:true']
+    : ['prefinish', `cb:${report.callbackError}`, 'clientError:EPIPE', 'socket-error:EPIPE:write',
+        'close', 'socket-close:true']
   t.strictSame(c.events.filter(e => order.includes(e)), order, 'the §5.5 sequence')
   t.equal(c.bytes, '', 'nothing was sent')
 }))
