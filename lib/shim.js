@@ -188,20 +188,25 @@ function fallbackReason (res, chunk, encoding) {
 function headersReason (headers) {
   for (const key in headers) {
     const value = headers[key][1]
-    const type = typeof value
-    if (type === 'string') continue
-    if (type === 'number') {
-      if (key === 'content-disposition') return FALLBACK.HEADER_VALUE
-      continue
-    }
-    if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
-    for (let i = 0; i < value.length; i++) {
-      const item = value[i]
-      if (typeof item === 'string') {
-        if (INVALID_HEADER_CHAR.test(item)) return FALLBACK.INVALID
-      } else if (typeof item !== 'number' || key === 'content-disposition') {
-        return FALLBACK.HEADER_VALUE
-      }
+    if (typeof value === 'string') continue
+    const reason = valueReason(key, value)
+    if (reason !== null) return reason
+  }
+  return null
+}
+
+// The check of headersReason() for one stored value that is not a string.
+function valueReason (key, value) {
+  if (typeof value === 'number') {
+    return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
+  }
+  if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i]
+    if (typeof item === 'string') {
+      if (INVALID_HEADER_CHAR.test(item)) return FALLBACK.INVALID
+    } else if (typeof item !== 'number' || key === 'content-disposition') {
+      return FALLBACK.HEADER_VALUE
     }
   }
   return null
@@ -223,7 +228,8 @@ function freshReason (res) {
     if (headers.trailer !== undefined) return FALLBACK.TRAILERS
     if (headers.expect !== undefined) return FALLBACK.EXPECT
     if (res._removedContLen && headers['content-length'] === undefined) return FALLBACK.CHUNKED
-    return headersReason(headers)
+    // The stored values are checked while the block is rendered
+    // (renderHeader), in the same pass.
   } else if (res._removedContLen) {
     return FALLBACK.CHUNKED
   }
@@ -295,12 +301,20 @@ function renderEntry (res, key, name, value) {
   tail.lines++
 }
 
+// What renderHeader() returns when it cannot render: Node's own renderer
+// must run (nothing was changed), or the response falls back.
+const RENDER_BY_NODE = -1
+const RENDER_FALLBACK = -2
+
 // Renders the header block as writeHead(statusCode) and _storeHeader() do
 // for a fresh response, with every side effect, and returns the number of
-// header lines; or returns -1, having changed nothing, when a header needs
-// Node's own renderer (Connection, Keep-Alive, Content-Disposition, user
-// Content-Length arrays). Preconditions: freshReason(res) returned null and
-// res._contentLength holds the body length.
+// header lines. Before it changes anything it may instead return
+// RENDER_BY_NODE, when a header needs Node's own renderer (Connection,
+// Keep-Alive, Content-Disposition, user Content-Length arrays), or
+// RENDER_FALLBACK with `renderFailure` set, when a stored value would make
+// Node run user code (headersReason()). Preconditions: freshReason(res)
+// returned null and res._contentLength holds the body length.
+let renderFailure = null
 function renderHeader (res) {
   const code = res.statusCode | 0
   let message = res.statusMessage
@@ -310,29 +324,53 @@ function renderHeader (res) {
   let contLen = false
   let contentLength = 0
   let hasDate = false
+  let byNode = false
   const headers = res[kOutHeaders]
   if (headers) {
     for (const key in headers) {
       const entry = headers[key]
       const value = entry[1]
+      const type = typeof value
+      if (type !== 'string' && type !== 'number') {
+        // Values stored by setHeader() were validated then, but an array
+        // can change afterwards; see headersReason().
+        const reason = valueReason(key, value)
+        if (reason !== null) {
+          renderFailure = reason
+          tail.head = ''
+          return RENDER_FALLBACK
+        }
+      }
       if (key.length >= 4 && key.length <= 19) {
         switch (key) {
           case 'content-length':
-            if (Array.isArray(value)) return -1
+            if (type !== 'string' && type !== 'number') byNode = true
             contLen = true
             contentLength = +value
             break
           case 'date':
             hasDate = true
             break
+          case 'content-disposition':
+            if (type === 'number') {
+              renderFailure = FALLBACK.HEADER_VALUE
+              tail.head = ''
+              return RENDER_FALLBACK
+            }
+            byNode = true
+            break
           case 'connection':
           case 'keep-alive':
-          case 'content-disposition':
-            return -1
+            byNode = true
+            break
         }
       }
-      renderEntry(res, key, entry[0], value)
+      if (!byNode) renderEntry(res, key, entry[0], value)
     }
+  }
+  if (byNode) {
+    tail.head = ''
+    return RENDER_BY_NODE
   }
   renderTail(res, hasDate)
   if (!contLen) {
@@ -514,9 +552,15 @@ function nativeEnd (res, chunk, encoding, callback) {
   // Content-Disposition handling can decode UTF-8), so it is read in full.
   let lines
   if (res._header === null) {
+    const previousLength = res._contentLength
     res._contentLength = len
     lines = renderHeader(res)
-    if (lines < 0) {
+    if (lines === RENDER_FALLBACK) {
+      res._contentLength = previousLength
+      count(renderFailure)
+      return false
+    }
+    if (lines === RENDER_BY_NODE) {
       res._implicitHeader()
       if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
         count(FALLBACK.CHUNKED)

@@ -584,7 +584,8 @@ const ROWS = [
     counted: { 'body-too-large': 1 }
   },
   {
-    want: FALLBACK.HEADER_VALUE,
+    // Checked while the block renders, in the same pass.
+    want: null,
     name: 'a header value object with toString',
     run (req, res, check) {
       res.setHeader('X-Object', [{ toString: () => 'value' }])
@@ -594,7 +595,8 @@ const ROWS = [
     counted: { 'header-value': 1 }
   },
   {
-    want: FALLBACK.HEADER_VALUE,
+    // Checked while the block renders.
+    want: null,
     name: 'a numeric Content-Disposition',
     run (req, res, check) {
       res.setHeader('Content-Disposition', 5)
@@ -649,7 +651,8 @@ const ROWS = [
     counted: { native: 1 }
   },
   {
-    want: FALLBACK.INVALID,
+    // Checked while the block renders.
+    want: null,
     name: 'an array header value changed after setHeader()',
     run (req, res, check) {
       const list = ['a=1']
@@ -660,6 +663,19 @@ const ROWS = [
       res.end('x')
     },
     counted: { native: 1 }
+  },
+  {
+    want: null,
+    name: 'an array header value still holding CRLF at end() (counted as invalid)',
+    run (req, res, check) {
+      const list = ['a=1']
+      res.setHeader('Set-Cookie', list)
+      list.push('b=2\r\nX-Injected: 1')
+      check(res, 'x')
+      // Node renders stored values unvalidated; only its own path may send this.
+      res.end('x')
+    },
+    counted: { invalid: 1 }
   }
 ]
 
