@@ -396,6 +396,59 @@ function renderHeader (res) {
 const hasOwn = Object.hasOwn
 const ObjectPrototype = Object.prototype
 
+const { isProxy } = util.types
+
+// The header values fastWriteHead() has read so far, in order: when it hands
+// a response to Node's writeHead() after reading some, Node must not read
+// them again (a getter would run twice), so it gets a copy holding those
+// values, then getters that read the rest from the original when Node
+// reaches them. Reused, and cleared after each call.
+const readKeys = []
+const readValues = []
+
+function arrayRenderable (value) {
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i]
+    if (typeof item === 'string') {
+      if (INVALID_HEADER_CHAR.test(item)) return false
+    } else if (typeof item !== 'number') {
+      return false
+    }
+  }
+  return true
+}
+
+// The arguments for Node's writeHead() after fastWriteHead() read `n`
+// values: the original object when none was read, else a plain object with
+// the same keys in the same order, the values already read as data, and
+// getters for the rest (`pending` is the key being read when reading threw
+// `error`: its getter throws that error again, at the point Node reads it).
+function handOver (obj, reason, n, pending, threw, error) {
+  tail.head = ''
+  let args
+  if (n === 0 && !threw) {
+    args = typeof reason === 'string' ? [reason, obj] : [obj, undefined]
+    return args
+  }
+  const copy = {}
+  const define = (key, desc) => Object.defineProperty(copy, key, {
+    ...desc, enumerable: true, configurable: true
+  })
+  for (let i = 0; i < n; i++) define(readKeys[i], { value: readValues[i], writable: true })
+  readValues.fill(undefined, 0, n)
+  let seen = 0
+  for (const key in obj) {
+    if (!hasOwn(obj, key) || seen++ < n) continue
+    if (threw && key === pending) {
+      define(key, { get () { throw error } })
+    } else {
+      define(key, { get () { return obj[key] } })
+    }
+  }
+  args = typeof reason === 'string' ? [reason, copy] : [copy, undefined]
+  return args
+}
+
 // writeHead(statusCode[, reason][, obj]) for the shape frameworks use
 // (fastify, benchmark/http/simple.js): a fresh HTTP/1.1 response with no
 // setHeader() calls, a body-carrying status and a plain object of string,
@@ -405,7 +458,10 @@ const ObjectPrototype = Object.prototype
 // every input Node rejects, returns false before changing anything, and
 // Node's own writeHead() runs and throws its own errors.
 function fastWriteHead (res, statusCode, reason, obj) {
-  if (res._header || res[kOutHeaders] !== null || res.chunkedEncoding ||
+  // Only primitives: ToInt32 of an object would run user code twice when
+  // Node's writeHead() takes over.
+  if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') ||
+      res._header || res[kOutHeaders] !== null || res.chunkedEncoding ||
       res.useChunkedEncodingByDefault !== true || res._hasBody !== true ||
       (res._expect_continue && !res._sent100)) {
     return false
@@ -420,7 +476,9 @@ function fastWriteHead (res, statusCode, reason, obj) {
     if (!message) message = STATUS_CODES[code] || 'unknown'
     obj ??= reason
   }
-  if (typeof message !== 'string' || obj === null || typeof obj !== 'object') return false
+  if (typeof message !== 'string' || obj === null || typeof obj !== 'object' || isProxy(obj)) {
+    return false
+  }
   const proto = Object.getPrototypeOf(obj)
   if (proto !== ObjectPrototype && proto !== null) return false
 
@@ -433,48 +491,52 @@ function fastWriteHead (res, statusCode, reason, obj) {
   let contLen = false
   let contentLength = 0
   let hasDate = false
+  let n = 0
   for (const key in obj) {
     if (!hasOwn(obj, key)) continue
-    if (!TOKEN.test(key)) return false
-    const value = obj[key]
-    const type = typeof value
-    if (type === 'string') {
-      if (INVALID_HEADER_CHAR.test(value)) return false
-    } else if (type !== 'number') {
-      if (!Array.isArray(value)) return false
-      for (let i = 0; i < value.length; i++) {
-        const item = value[i]
-        if (typeof item === 'string') {
-          if (INVALID_HEADER_CHAR.test(item)) return false
-        } else if (typeof item !== 'number') {
-          return false
-        }
+    if (!TOKEN.test(key)) return handOver(obj, reason, n, key, false, undefined)
+    // Only these lengths can name a header _storeHeader() treats apart.
+    const length = key.length
+    let special = ''
+    if (length === 4 || length === 6 || length === 7 || length === 10 || length === 14 ||
+        length === 17 || length === 19) {
+      special = key.toLowerCase()
+      if (special === 'connection' || special === 'keep-alive' ||
+          special === 'transfer-encoding' || special === 'trailer' || special === 'expect' ||
+          special === 'content-disposition') {
+        return handOver(obj, reason, n, key, false, undefined)
       }
     }
-    // Only these lengths can name a header _storeHeader() treats apart.
-    const n = key.length
-    if (n === 4 || n === 6 || n === 7 || n === 10 || n === 14 || n === 17 || n === 19) {
-      switch (key.toLowerCase()) {
-        case 'content-length':
-          if (type !== 'string' && type !== 'number') return false
-          contLen = true
-          contentLength = +value
-          break
-        case 'date':
-          hasDate = true
-          break
-        case 'connection':
-        case 'keep-alive':
-        case 'transfer-encoding':
-        case 'trailer':
-        case 'expect':
-        case 'content-disposition':
-          return false
+    let value
+    try {
+      value = obj[key]
+    } catch (err) {
+      return handOver(obj, reason, n, key, true, err)
+    }
+    readKeys[n] = key
+    readValues[n] = value
+    n++
+    const type = typeof value
+    if (type === 'string') {
+      if (INVALID_HEADER_CHAR.test(value)) return handOver(obj, reason, n, null, false, undefined)
+    } else if (type !== 'number') {
+      if (!Array.isArray(value) || !arrayRenderable(value)) {
+        return handOver(obj, reason, n, null, false, undefined)
       }
+    }
+    if (special === 'content-length') {
+      if (type !== 'string' && type !== 'number') {
+        return handOver(obj, reason, n, null, false, undefined)
+      }
+      contLen = true
+      contentLength = +value
+    } else if (special === 'date') {
+      hasDate = true
     }
     renderEntry(res, null, key, value)
   }
-  if (!contLen) return false
+  if (!contLen) return handOver(obj, reason, n, null, false, undefined)
+  readValues.fill(undefined, 0, n)
   renderTail(res, hasDate)
   const head = tail.head + '\r\n'
   const lines = tail.lines
@@ -497,9 +559,10 @@ function fastWriteHead (res, statusCode, reason, obj) {
  * Node's own writeHead with the same arguments.
  */
 function writeHead (statusCode, reason, obj) {
-  if (binding !== null && internals !== null && !httpDebug &&
-      fastWriteHead(this, statusCode, reason, obj)) {
-    return this
+  if (binding !== null && internals !== null && !httpDebug) {
+    const done = fastWriteHead(this, statusCode, reason, obj)
+    if (done === true) return this
+    if (done !== false) return resWriteHead.call(this, statusCode, done[0], done[1])
   }
   return resWriteHead.call(this, statusCode, reason, obj)
 }

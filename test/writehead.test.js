@@ -1,0 +1,90 @@
+'use strict'
+
+// The shim's writeHead() reads a headers object at most once: where it hands
+// the response to Node's own writeHead() after reading some values, Node
+// must see the same reads, errors and state as if it had run alone. Each
+// case runs through the dual-path harness (bytes, state, events, path).
+
+const t = require('tap')
+
+const { checkParity } = require('./helpers/dual-path.js')
+
+const KEEP = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
+
+function counting (ctx, extra) {
+  const obj = {}
+  Object.defineProperty(obj, 'X-Read', {
+    enumerable: true,
+    configurable: true,
+    get () {
+      ctx.event('getter X-Read')
+      return 'a'
+    }
+  })
+  return Object.assign(obj, extra)
+}
+
+const cases = [
+  {
+    name: 'a getter before a Connection header is read once',
+    headers: ctx => counting(ctx, { 'Content-Length': '2', Connection: 'keep-alive' })
+  },
+  {
+    name: 'a getter before an object value is read once',
+    headers: ctx => counting(ctx, { 'Content-Length': '2', 'X-Obj': { toString: () => 'o' } })
+  },
+  {
+    name: 'a getter before an invalid value is read once, then Node throws',
+    headers: ctx => counting(ctx, { 'Content-Length': '2', 'X-Bad': 'a\x01b' }),
+    throws: true
+  },
+  {
+    name: 'a getter without Content-Length is read once (chunked)',
+    headers: ctx => counting(ctx, { 'X-Other': 'b' }),
+    path: 'chunked'
+  },
+  {
+    name: 'a getter on the fast path is read once',
+    headers: ctx => counting(ctx, { 'Content-Length': '2' })
+  },
+  {
+    name: 'a throwing getter leaves the state Node leaves',
+    headers: ctx => {
+      const obj = { 'Content-Length': '2' }
+      Object.defineProperty(obj, 'X-Boom', {
+        enumerable: true,
+        get () {
+          ctx.event('getter X-Boom')
+          throw new Error('boom')
+        }
+      })
+      obj['X-After'] = 'c'
+      return obj
+    },
+    throws: true
+  }
+]
+
+for (const c of cases) {
+  t.test(c.name, t => checkParity(t, {
+    name: c.name,
+    request: KEEP,
+    // After a throw the handler removes Content-Length, so Node's framing
+    // is chunked and the final end() is Node's too.
+    path: c.throws ? 'chunked' : c.path,
+    handler (req, res, ctx) {
+      try {
+        res.writeHead(404, c.headers(ctx))
+      } catch (err) {
+        ctx.error(err)
+        // Node's writeHead() set statusCode and statusMessage before it
+        // threw: a 500 after it shows which message stuck.
+        res.statusCode = 500
+        res.removeHeader('Content-Length')
+        res.end('after')
+        return
+      }
+      res.end('ok')
+    }
+  }))
+}
