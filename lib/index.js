@@ -28,15 +28,17 @@ function install (options = {}) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('The "options" argument must be of type object')
   }
+  // Every call sets every option: what install() was last given holds.
+  let max = shim.DEFAULT_MAX_BODY
   if (options.maxBodySize !== undefined) {
-    const max = options.maxBodySize
+    max = options.maxBodySize
     if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0) {
       const err = new RangeError('The "options.maxBodySize" argument must be a non-negative safe integer. Received ' + util.inspect(max))
       err.code = 'ERR_OUT_OF_RANGE'
       throw err
     }
-    shim.options.maxBodySize = max
   }
+  shim.options.maxBodySize = max
   if (disabledByEnv()) {
     debug('not installed: HTTP_ONESHOT=%s', process.env.HTTP_ONESHOT)
     return uninstall

@@ -215,7 +215,10 @@ function valueReason (key, value) {
 // The checks writeHead() and _storeHeader() would make on a fresh response,
 // for the cases the native renderer does not reproduce.
 function freshReason (res) {
-  const code = res.statusCode | 0
+  // ToInt32 of an object would run user code, once per renderer.
+  const status = res.statusCode
+  if (typeof status !== 'number' && typeof status !== 'string') return FALLBACK.INVALID
+  const code = status | 0
   if (code < 100 || code > 999) return FALLBACK.INVALID
   if (code === 204 || code === 304 || code < 200) return FALLBACK.NO_BODY_STATUS
   const message = res.statusMessage
