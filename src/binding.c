@@ -156,14 +156,17 @@ static size_t clamp_bufsize(size_t n)
   return n > (size_t)INT_MAX ? (size_t)INT_MAX : n;
 }
 
-/* Copies the UTF-8 form of string `v` to `inst->arena + *used`, exactly as
- * napi_get_value_string_utf8 (and Buffer.from(str, 'utf8')) encode it: lone
- * surrogates become EF BF BD. First tries the room already there; V8 writes
- * only whole characters, so a result at least 4 bytes short of the room
- * cannot be truncated. Otherwise asks for the exact length and retries.
- * Returns napi_ok or the failing status; `*span` gets the bytes. */
-static napi_status read_utf8(napi_env env, instance_t *inst, napi_value v, size_t *used,
-                             span_t *span)
+/* One of Node-API's two string readers. */
+typedef napi_status (*string_reader_t)(napi_env env, napi_value value, char *buf, size_t bufsize,
+                                       size_t *result);
+
+/* Copies string `v` to `inst->arena + *used` with `reader`, and stores where
+ * in `*span`. First tries the room already there: V8 writes only whole
+ * characters, so a result at least `slack` bytes short of the room (the
+ * longest character plus the terminator) cannot be truncated. Otherwise asks
+ * for the exact length and retries. Returns napi_ok or the failing status. */
+static napi_status read_string(napi_env env, instance_t *inst, napi_value v, size_t *used,
+                               span_t *span, string_reader_t reader, size_t slack)
 {
   napi_status st;
   size_t copied = 0;
@@ -171,20 +174,20 @@ static napi_status read_utf8(napi_env env, instance_t *inst, napi_value v, size_
     return napi_generic_failure;
   }
   size_t room = clamp_bufsize(inst->arena_cap - *used);
-  st = napi_get_value_string_utf8(env, v, inst->arena + *used, room, &copied);
+  st = reader(env, v, inst->arena + *used, room, &copied);
   if (st != napi_ok) {
     return st;
   }
-  if (copied + 4 >= room) {
+  if (copied + slack >= room) {
     size_t len = 0;
-    st = napi_get_value_string_utf8(env, v, NULL, 0, &len);
+    st = reader(env, v, NULL, 0, &len);
     if (st != napi_ok) {
       return st;
     }
     if (len >= (size_t)INT_MAX || !arena_reserve(inst, *used, len + 1)) {
       return napi_generic_failure;
     }
-    st = napi_get_value_string_utf8(env, v, inst->arena + *used, len + 1, &copied);
+    st = reader(env, v, inst->arena + *used, len + 1, &copied);
     if (st != napi_ok) {
       return st;
     }
@@ -198,42 +201,20 @@ static napi_status read_utf8(napi_env env, instance_t *inst, napi_value v, size_
   return napi_ok;
 }
 
-/* Copies the low byte of each UTF-16 code unit of `v`, as
+/* The UTF-8 form of `v`, exactly as napi_get_value_string_utf8 (and
+ * Buffer.from(str, 'utf8')) encode it: lone surrogates become EF BF BD. */
+static napi_status read_utf8(napi_env env, instance_t *inst, napi_value v, size_t *used,
+                             span_t *span)
+{
+  return read_string(env, inst, v, used, span, napi_get_value_string_utf8, 4);
+}
+
+/* The low byte of each UTF-16 code unit of `v`, as
  * Buffer.from(str, 'latin1') does. */
 static napi_status read_latin1(napi_env env, instance_t *inst, napi_value v, size_t *used,
                                span_t *span)
 {
-  napi_status st;
-  size_t copied = 0;
-  if (!arena_reserve(inst, *used, 64)) {
-    return napi_generic_failure;
-  }
-  size_t room = clamp_bufsize(inst->arena_cap - *used);
-  st = napi_get_value_string_latin1(env, v, inst->arena + *used, room, &copied);
-  if (st != napi_ok) {
-    return st;
-  }
-  if (copied + 1 >= room) {
-    size_t len = 0;
-    st = napi_get_value_string_latin1(env, v, NULL, 0, &len);
-    if (st != napi_ok) {
-      return st;
-    }
-    if (len >= (size_t)INT_MAX || !arena_reserve(inst, *used, len + 1)) {
-      return napi_generic_failure;
-    }
-    st = napi_get_value_string_latin1(env, v, inst->arena + *used, len + 1, &copied);
-    if (st != napi_ok) {
-      return st;
-    }
-    if (copied != len) {
-      return napi_generic_failure;
-    }
-  }
-  span->off = *used;
-  span->len = copied;
-  *used += copied;
-  return napi_ok;
+  return read_string(env, inst, v, used, span, napi_get_value_string_latin1, 1);
 }
 
 /* True when no byte of `p[0..len)` is 0x80 or above; eight at a time. */

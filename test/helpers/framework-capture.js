@@ -11,6 +11,7 @@ const net = require('node:net')
 const oneshot = require('../../lib/index.js')
 const { UNSUPPORTED, expectedPath, shimActive } = require('./expect-path.js')
 const { parseResponse } = require('./llhttp.js')
+const { pathCounts } = require('./dual-path.js')
 
 const DATE_LINE = /\r\nDate: [^\r]*\r\n/gi
 const DATE_MASK = '\r\nDate: <masked>\r\n'
@@ -115,25 +116,12 @@ function exchange (port, requests) {
   })
 }
 
-/**
- * Reduces stats() to 'native' and reason counts, zero counts left out.
- * @returns {object}
- */
 function saysClose (message) {
   const h = message.headers
   for (let i = 0; i < h.length; i += 2) {
     if (h[i].toLowerCase() === 'connection' && /\bclose\b/i.test(h[i + 1])) return true
   }
   return false
-}
-
-function pathCounts (stats) {
-  const out = {}
-  if (stats.native > 0) out.native = stats.native
-  for (const reason of Object.keys(stats.reasons).sort()) {
-    if (stats.reasons[reason] > 0) out[reason] = stats.reasons[reason]
-  }
-  return out
 }
 
 /**
