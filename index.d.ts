@@ -37,7 +37,7 @@ export function buildHttpMessage (
 export const isNative: boolean
 
 export interface InstallOptions {
-  /** Bodies above this many bytes take Node's own path (default 16384). */
+  /** Bodies above this many bytes take Node's own path (default 4096). */
   maxBodySize?: number
 }
 

@@ -39,7 +39,12 @@ const FALLBACK = Object.freeze({
   INVALID: 'invalid' // Node would throw, or the core rejected the message
 })
 
-const DEFAULT_MAX_BODY = 16 * 1024
+// Messages up to half of Buffer.poolSize come from Node's shared pool;
+// larger ones need an allocation of their own plus a copy of the body,
+// which costs more than Node's own path saves: 16 KiB string bodies ran at
+// 0.59x of Node's path (p=0.006), 1 KiB bodies at parity or better.
+// Refs: benchmark/compare.js matrix=1
+const DEFAULT_MAX_BODY = 4 * 1024
 
 const stats = { native: 0, fallback: 0, reasons: Object.create(null) }
 const options = { maxBodySize: DEFAULT_MAX_BODY }
@@ -452,6 +457,29 @@ function handOver (obj, reason, n, pending, threw, error) {
   return args
 }
 
+// The lowercase name of a header _storeHeader() treats apart, or ''. Only
+// names of these lengths can be one.
+function specialName (key) {
+  const length = key.length
+  if (length !== 4 && length !== 6 && length !== 7 && length !== 10 && length !== 14 &&
+      length !== 17 && length !== 19) {
+    return ''
+  }
+  const lower = key.toLowerCase()
+  switch (lower) {
+    case 'content-length':
+    case 'date':
+    case 'connection':
+    case 'keep-alive':
+    case 'transfer-encoding':
+    case 'trailer':
+    case 'expect':
+    case 'content-disposition':
+      return lower
+  }
+  return ''
+}
+
 // writeHead(statusCode[, reason][, obj]) for the shape frameworks use
 // (fastify, benchmark/http/simple.js): a fresh HTTP/1.1 response with no
 // setHeader() calls, a body-carrying status and a plain object of string,
@@ -489,27 +517,30 @@ function fastWriteHead (res, statusCode, reason, obj) {
   // value, with these same expressions (lib/_http_common.js); the C core
   // checks the whole block again before it reaches the socket.
   if (INVALID_HEADER_CHAR.test(message)) return false
+  // Names first, without reading a value: the common reasons to leave the
+  // block to Node (no Content-Length, so chunked framing; a header Node
+  // treats apart; a bad name) are known before any getter could run.
+  let contLen = false
+  for (const key in obj) {
+    if (!hasOwn(obj, key)) continue
+    if (!TOKEN.test(key)) return false
+    const special = specialName(key)
+    if (special === 'content-length') {
+      contLen = true
+    } else if (special !== '' && special !== 'date') {
+      return false
+    }
+  }
+  if (!contLen) return false
+  contLen = false
   tail.head = 'HTTP/1.1 ' + code + ' ' + message + '\r\n'
   tail.lines = 0
-  let contLen = false
   let contentLength = 0
   let hasDate = false
   let n = 0
   for (const key in obj) {
     if (!hasOwn(obj, key)) continue
-    if (!TOKEN.test(key)) return handOver(obj, reason, n, key, false, undefined)
-    // Only these lengths can name a header _storeHeader() treats apart.
-    const length = key.length
-    let special = ''
-    if (length === 4 || length === 6 || length === 7 || length === 10 || length === 14 ||
-        length === 17 || length === 19) {
-      special = key.toLowerCase()
-      if (special === 'connection' || special === 'keep-alive' ||
-          special === 'transfer-encoding' || special === 'trailer' || special === 'expect' ||
-          special === 'content-disposition') {
-        return handOver(obj, reason, n, key, false, undefined)
-      }
-    }
+    const special = specialName(key)
     let value
     try {
       value = obj[key]
