@@ -474,17 +474,46 @@ static void set_body(hm_response_t *res, const instance_t *inst, const body_t *b
   }
 }
 
+/* Reads exactly `want` arguments into `argv` (room for `want + 1`) and the
+ * instance data. Returns false, with a TypeError or the Node-API error
+ * pending, when the call has another count. */
+static bool get_args(napi_env env, napi_callback_info info, napi_value *argv, size_t want,
+                     instance_t **inst, const char *usage)
+{
+  size_t argc = want + 1;
+  void *data = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, &data) != napi_ok) {
+    throw_last_error(env);
+    return false;
+  }
+  if (argc != want) {
+    throw_type_error(env, usage);
+    return false;
+  }
+  *inst = data;
+  return true;
+}
+
+/* Reads the `numHeaders` argument. Returns false with a TypeError pending. */
+static bool read_count(napi_env env, napi_value v, const char *fn, uint32_t *count)
+{
+  if (napi_get_value_uint32(env, v, count) != napi_ok) {
+    char msg[80];
+    (void)snprintf(msg, sizeof msg, "%s: argument 'numHeaders' must be a number", fn);
+    throw_type_error(env, msg);
+    return false;
+  }
+  return true;
+}
+
 /* build(statusCode, reason, headers, body, flags) */
 static napi_value js_build(napi_env env, napi_callback_info info)
 {
   napi_value argv[6];
-  size_t argc = 6;
-  void *data = NULL;
-  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
-  instance_t *inst = data;
-  if (argc != 5) {
-    return throw_type_error(env, "build: expected 5 arguments "
-                                 "(statusCode, reason, headers, body, flags)");
+  instance_t *inst = NULL;
+  if (!get_args(env, info, argv, 5, &inst,
+                "build: expected 5 arguments (statusCode, reason, headers, body, flags)")) {
+    return NULL;
   }
 
   unsigned flags = 0;
@@ -580,22 +609,14 @@ static napi_value js_build(napi_env env, napi_callback_info info)
 static napi_value js_build_from_head(napi_env env, napi_callback_info info)
 {
   napi_value argv[5];
-  size_t argc = 5;
-  void *data = NULL;
-  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
-  instance_t *inst = data;
-  if (argc != 4) {
-    return throw_type_error(env, "buildFromHead: expected 4 arguments "
-                                 "(head, numHeaders, body, flags)");
-  }
-
+  instance_t *inst = NULL;
   unsigned flags = 0;
-  if (!read_flags(env, argv[3], "buildFromHead", &flags)) {
-    return NULL;
-  }
   uint32_t num_headers = 0;
-  if (napi_get_value_uint32(env, argv[1], &num_headers) != napi_ok) {
-    return throw_type_error(env, "buildFromHead: argument 'numHeaders' must be a number");
+  if (!get_args(env, info, argv, 4, &inst,
+                "buildFromHead: expected 4 arguments (head, numHeaders, body, flags)") ||
+      !read_flags(env, argv[3], "buildFromHead", &flags) ||
+      !read_count(env, argv[1], "buildFromHead", &num_headers)) {
+    return NULL;
   }
 
   size_t used = 0;
@@ -655,17 +676,11 @@ static napi_value js_build_from_head(napi_env env, napi_callback_info info)
 static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
 {
   napi_value argv[6];
-  size_t argc = 6;
-  void *data = NULL;
-  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
-  instance_t *inst = data;
-  if (argc != 5) {
-    return throw_type_error(env, "fillFromHead: expected 5 arguments "
-                                 "(dst, head, numHeaders, body, flags)");
-  }
-
+  instance_t *inst = NULL;
   unsigned flags = 0;
-  if (!read_flags(env, argv[4], "fillFromHead", &flags)) {
+  if (!get_args(env, info, argv, 5, &inst,
+                "fillFromHead: expected 5 arguments (dst, head, numHeaders, body, flags)") ||
+      !read_flags(env, argv[4], "fillFromHead", &flags)) {
     return NULL;
   }
   if (flags & FLAG_CHUNKED) {
@@ -683,8 +698,8 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
     return throw_type_error(env, "fillFromHead: argument 'dst' must be a Uint8Array");
   }
   uint32_t num_headers = 0;
-  if (napi_get_value_uint32(env, argv[2], &num_headers) != napi_ok) {
-    return throw_type_error(env, "fillFromHead: argument 'numHeaders' must be a number");
+  if (!read_count(env, argv[2], "fillFromHead", &num_headers)) {
+    return NULL;
   }
 
   size_t used = 0;
@@ -726,16 +741,11 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
 static napi_value js_check_head(napi_env env, napi_callback_info info)
 {
   napi_value argv[3];
-  size_t argc = 3;
-  void *data = NULL;
-  CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
-  instance_t *inst = data;
-  if (argc != 2) {
-    return throw_type_error(env, "checkHead: expected 2 arguments (head, numHeaders)");
-  }
+  instance_t *inst = NULL;
   uint32_t num_headers = 0;
-  if (napi_get_value_uint32(env, argv[1], &num_headers) != napi_ok) {
-    return throw_type_error(env, "checkHead: argument 'numHeaders' must be a number");
+  if (!get_args(env, info, argv, 2, &inst, "checkHead: expected 2 arguments (head, numHeaders)") ||
+      !read_count(env, argv[1], "checkHead", &num_headers)) {
+    return NULL;
   }
   size_t used = 0;
   int reject = 0;
