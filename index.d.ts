@@ -36,6 +36,9 @@ export function buildHttpMessage (
 /** True when the native addon is loaded; false when the JS implementation runs. */
 export const isNative: boolean
 
+/** Why the addon did not load (null when it did); also logged with NODE_DEBUG=http-oneshot. */
+export const loadError: Error | null
+
 export interface InstallOptions {
   /** Bodies above this many bytes take Node's own path (default 4096). */
   maxBodySize?: number

@@ -82,6 +82,7 @@ function resetStats () {
 module.exports = {
   buildHttpMessage: build.buildHttpMessage,
   isNative: build.isNative,
+  loadError: build.loadError,
   install,
   uninstall,
   isInstalled: shim.isInstalled,

@@ -3,6 +3,7 @@ import oneshot from './index.js'
 export const {
   buildHttpMessage,
   isNative,
+  loadError,
   install,
   uninstall,
   isInstalled,

@@ -54,6 +54,10 @@ function nodeResponse () {
 test('both paths are present', async t => {
   t.equal(variants[0].isNative, true, 'addon loaded')
   t.equal(variants[1].isNative, false, 'fallback forced')
+  t.equal(variants[0].loadError, null, 'no load error with the addon')
+  t.match(variants[1].loadError?.message, /HTTP_ONESHOT_NATIVE=0/, 'the reason it is off')
+  const index = require('../lib/index.js')
+  t.equal(index.loadError, null, 'lib/index.js re-exports loadError')
 })
 
 // Inputs Node's writeHead(status, reason, headers) also takes.
