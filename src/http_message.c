@@ -210,14 +210,43 @@ static int hm__str_ok(hm_str_t s)
   return s.base != NULL || s.len == 0;
 }
 
+/* Word-at-a-time scanning of field chars (values, reasons). A run of field chars ends at
+ * the first byte below 0x20 (CR, LF, controls and HTAB, which the byte loop
+ * then judges) or at DEL; bytes 0x80..0xFF continue the run. The tests
+ * below are exact about whether such a byte is present (Bit Twiddling
+ * Hacks, "Determine if a word has a byte less than n"), so whole words
+ * without one are skipped and the rest is left to the table.
+ * Refs: benchmark/core.c (callgrind, check of a 150-byte head) */
+#define HM__ONES UINT64_C(0x0101010101010101)
+#define HM__HIGH UINT64_C(0x8080808080808080)
+
+static uint64_t hm__field_stop(uint64_t w)
+{
+  const uint64_t del = w ^ (HM__ONES * 0x7F);
+  return ((w - HM__ONES * 0x20) & ~w & HM__HIGH) | ((del - HM__ONES) & ~del & HM__HIGH);
+}
+
+static const unsigned char *hm__skip_field_chars(const unsigned char *p, const unsigned char *end)
+{
+  while (end - p >= 8) {
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    if (hm__field_stop(w) != 0)
+      break;
+    p += 8;
+  }
+  while (p < end && hm__field_table[*p])
+    p++;
+  return p;
+}
+
 static int hm__all_field_chars(hm_str_t s)
 {
+  /* An empty view may have a NULL base; no pointer arithmetic on it. */
+  if (s.len == 0)
+    return 1;
   const unsigned char *p = (const unsigned char *)s.base;
-  for (size_t i = 0; i < s.len; i++) {
-    if (!hm__field_table[p[i]])
-      return 0;
-  }
-  return 1;
+  return hm__skip_field_chars(p, p + s.len) == p + s.len;
 }
 
 static int hm__is_token(hm_str_t s)
@@ -496,36 +525,6 @@ hm_err_t hm_parse_head(const char *head, size_t len, hm_response_t *res, hm_str_
   res->headers = fields;
   res->num_headers = n;
   return HM_OK;
-}
-
-/* Word-at-a-time scanning for hm_check_head(). A run of field chars ends at
- * the first byte below 0x20 (CR, LF, controls and HTAB, which the byte loop
- * then judges) or at DEL; bytes 0x80..0xFF continue the run. The tests
- * below are exact about whether such a byte is present (Bit Twiddling
- * Hacks, "Determine if a word has a byte less than n"), so whole words
- * without one are skipped and the rest is left to the table.
- * Refs: benchmark/core.c (callgrind, check of a 150-byte head) */
-#define HM__ONES UINT64_C(0x0101010101010101)
-#define HM__HIGH UINT64_C(0x8080808080808080)
-
-static uint64_t hm__field_stop(uint64_t w)
-{
-  const uint64_t del = w ^ (HM__ONES * 0x7F);
-  return ((w - HM__ONES * 0x20) & ~w & HM__HIGH) | ((del - HM__ONES) & ~del & HM__HIGH);
-}
-
-static const unsigned char *hm__skip_field_chars(const unsigned char *p, const unsigned char *end)
-{
-  while (end - p >= 8) {
-    uint64_t w;
-    memcpy(&w, p, sizeof w);
-    if (hm__field_stop(w) != 0)
-      break;
-    p += 8;
-  }
-  while (p < end && hm__field_table[*p])
-    p++;
-  return p;
 }
 
 /* One pass over a rendered block: the status line, then `name: value` lines
