@@ -5,6 +5,8 @@
  * Exports:
  *   build(statusCode, reason, headers, body, flags) -> Buffer | error code
  *   buildFromHead(head, numHeaders, body, flags)     -> Buffer | error code
+ *   cacheSet(slot, prefix, suffix, numHeaders)      -> error code
+ *   fillCached(dst, slot, length, body, flags)        -> error code
  *   flags  {CHUNKED, BODY_LATIN1, HEAD_UTF8, ASCII_ONLY}
  *   errors {<core error name without HM_>: code, ENONASCII: 64}
  *
@@ -70,7 +72,20 @@ typedef struct span_s {
  * mutable statics and can be loaded by several contexts (worker threads).
  * `arena` receives the bytes of every string argument of one call; strings
  * are recorded as offsets until the arena stops growing. */
+/* How many rendered header blocks the shim keeps (lib/render.js CACHE_SIZE
+ * must match). */
+#define SLOT_COUNT 8
+
+/* One cached header block, checked once by hm_check_head() when it was
+ * stored, with the digit '0' at `hole` standing in for Content-Length. */
 typedef struct {
+  char *block;
+  size_t len;
+  size_t hole;
+} slot_t;
+
+typedef struct {
+  slot_t slots[SLOT_COUNT];
   char *arena;
   size_t arena_cap;
   hm_str_t *fields;
@@ -735,6 +750,197 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
   return make_code(env, reject);
 }
 
+/* Reads a slot index argument. Returns NULL with a TypeError pending. */
+static slot_t *read_slot(napi_env env, instance_t *inst, napi_value v, const char *fn)
+{
+  uint32_t i = 0;
+  if (napi_get_value_uint32(env, v, &i) != napi_ok || i >= SLOT_COUNT) {
+    char msg[80];
+    (void)snprintf(msg, sizeof msg, "%s: argument 'slot' must be an integer below %d", fn,
+                   SLOT_COUNT);
+    throw_type_error(env, msg);
+    return NULL;
+  }
+  return &inst->slots[i];
+}
+
+/* cacheSet(slot, prefix, suffix, numHeaders): stores the header block
+ * `prefix + "0" + suffix` in `slot` once hm_check_head() accepts it with
+ * `numHeaders` lines; the '0' marks where fillCached() puts the
+ * Content-Length digits. Returns 0, ENONASCII for a block that is not
+ * ASCII (its UTF-8 and latin1 bytes differ), or the core's rejection code;
+ * the slot is emptied on rejection. */
+static napi_value js_cache_set(napi_env env, napi_callback_info info)
+{
+  napi_value argv[5];
+  instance_t *inst = NULL;
+  uint32_t num_headers = 0;
+  if (!get_args(env, info, argv, 4, &inst,
+                "cacheSet: expected 4 arguments (slot, prefix, suffix, numHeaders)") ||
+      !read_count(env, argv[3], "cacheSet", &num_headers)) {
+    return NULL;
+  }
+  slot_t *slot = read_slot(env, inst, argv[0], "cacheSet");
+  if (slot == NULL) {
+    return NULL;
+  }
+  free(slot->block);
+  slot->block = NULL;
+  slot->len = 0;
+  slot->hole = 0;
+
+  size_t used = 0;
+  span_t prefix;
+  span_t suffix;
+  napi_status st = read_utf8(env, inst, argv[1], &used, &prefix);
+  if (st == napi_ok) {
+    st = read_utf8(env, inst, argv[2], &used, &suffix);
+  }
+  if (st == napi_string_expected) {
+    return throw_type_error(env, "cacheSet: arguments 'prefix' and 'suffix' must be strings");
+  }
+  CALL(env, st);
+  int reject = 0;
+  const char *p = inst->arena + prefix.off;
+  const char *s = inst->arena + suffix.off;
+  if (!is_ascii((const unsigned char *)p, prefix.len) ||
+      !is_ascii((const unsigned char *)s, suffix.len)) {
+    reject = ERR_NONASCII;
+  } else if (suffix.len >= SIZE_MAX - prefix.len - 1) {
+    reject = HM_EOVERFLOW;
+  }
+  char *block = NULL;
+  size_t len = prefix.len + 1 + suffix.len;
+  if (reject == 0) {
+    block = malloc(len);
+    if (block == NULL) {
+      arena_trim(inst);
+      napi_throw_error(env, NULL, "cacheSet: out of memory");
+      return NULL;
+    }
+    memcpy(block, p, prefix.len);
+    block[prefix.len] = '0';
+    memcpy(block + prefix.len + 1, s, suffix.len);
+    reject = (int)hm_check_head(block, len, num_headers);
+  }
+  arena_trim(inst);
+  if (reject != 0) {
+    free(block);
+    return make_code(env, reject);
+  }
+  slot->block = block;
+  slot->len = len;
+  slot->hole = prefix.len;
+  return make_code(env, 0);
+}
+
+/* Reads a Content-Length argument as its decimal digits into `buf`
+ * (HM_LENGTH_DIGITS_MAX + 1 bytes): a non-negative safe integer, or a
+ * string, copied as latin1 and checked by the core. Returns false with an
+ * exception pending on misuse. */
+static bool read_length(napi_env env, napi_value v, char *buf, hm_str_t *out)
+{
+  napi_valuetype type;
+  if (napi_typeof(env, v, &type) != napi_ok) {
+    throw_last_error(env);
+    return false;
+  }
+  if (type == napi_number) {
+    int64_t n = -1;
+    if (napi_get_value_int64(env, v, &n) != napi_ok) {
+      throw_last_error(env);
+      return false;
+    }
+    /* Out of range values give no digits; the core rejects the empty view. */
+    out->base = buf;
+    out->len = 0;
+    if (n < 0 || n > INT64_C(9007199254740991)) {
+      return true;
+    }
+    char tmp[HM_LENGTH_DIGITS_MAX];
+    size_t k = 0;
+    do {
+      tmp[k++] = (char)('0' + (n % 10));
+      n /= 10;
+    } while (n > 0 && k < sizeof tmp);
+    for (size_t i = 0; i < k; i++) {
+      buf[i] = tmp[k - 1 - i];
+    }
+    out->len = k;
+    return true;
+  }
+  if (type == napi_string) {
+    size_t copied = 0;
+    if (napi_get_value_string_latin1(env, v, buf, HM_LENGTH_DIGITS_MAX + 1, &copied) !=
+        napi_ok) {
+      throw_last_error(env);
+      return false;
+    }
+    size_t full = 0;
+    if (copied == HM_LENGTH_DIGITS_MAX &&
+        napi_get_value_string_latin1(env, v, NULL, 0, &full) == napi_ok && full != copied) {
+      /* Longer than any length the shim caches: make the core reject it. */
+      buf[0] = 'x';
+    }
+    out->base = buf;
+    out->len = copied;
+    return true;
+  }
+  throw_type_error(env, "fillCached: argument 'length' must be a number or a string");
+  return false;
+}
+
+/* fillCached(dst, slot, length, body, flags): writes the block cached in
+ * `slot` with `length` as its Content-Length value, then the body, into
+ * `dst`, a Uint8Array the caller sized exactly. Returns 0 or the rejection
+ * code (an empty slot is HM_EINVAL_ARG); `dst` is untouched on rejection. */
+static napi_value js_fill_cached(napi_env env, napi_callback_info info)
+{
+  napi_value argv[6];
+  instance_t *inst = NULL;
+  unsigned flags = 0;
+  if (!get_args(env, info, argv, 5, &inst,
+                "fillCached: expected 5 arguments (dst, slot, length, body, flags)") ||
+      !read_flags(env, argv[4], "fillCached", &flags)) {
+    return NULL;
+  }
+  void *dst = NULL;
+  size_t dst_len = 0;
+  bool is_buffer = false;
+  CALL(env, napi_is_buffer(env, argv[0], &is_buffer));
+  if (!is_buffer) {
+    return throw_type_error(env, "fillCached: argument 'dst' must be a Buffer");
+  }
+  CALL(env, napi_get_buffer_info(env, argv[0], &dst, &dst_len));
+  const slot_t *slot = read_slot(env, inst, argv[1], "fillCached");
+  if (slot == NULL) {
+    return NULL;
+  }
+  char digits[HM_LENGTH_DIGITS_MAX + 1];
+  hm_str_t length;
+  if (!read_length(env, argv[2], digits, &length)) {
+    return NULL;
+  }
+  size_t used = 0;
+  int reject = 0;
+  body_t body;
+  if (read_body(env, inst, argv[3], "fillCached", flags, &used, &body, &reject) == NULL) {
+    return NULL;
+  }
+  if (reject == 0 && slot->block == NULL) {
+    reject = HM_EINVAL_ARG;
+  }
+  if (reject == 0) {
+    hm_response_t res;
+    set_body(&res, inst, &body);
+    size_t written = 0;
+    reject = (int)hm_write_holed(slot->block, slot->len, slot->hole, length, res.body, dst,
+                                 dst_len, &written);
+  }
+  arena_trim(inst);
+  return make_code(env, reject);
+}
+
 /* checkHead(head, numHeaders): validates a rendered header block as
  * fillFromHead() would, without writing anything. Returns 0 or the
  * rejection code; chars above 0xFF are rejected, 0x80..0xFF allowed. */
@@ -770,6 +976,9 @@ static void instance_free(napi_env env, void *data, void *hint)
   free(inst->arena);
   free(inst->fields);
   free(inst->spans);
+  for (size_t i = 0; i < SLOT_COUNT; i++) {
+    free(inst->slots[i].block);
+  }
   free(inst);
 }
 
@@ -834,14 +1043,19 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
   if (errors == NULL) {
     return NULL;
   }
+  napi_value slot_count;
+  CALL(env, napi_create_uint32(env, SLOT_COUNT, &slot_count));
 
   napi_property_descriptor props[] = {
       {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
       {"buildFromHead", NULL, js_build_from_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"fillFromHead", NULL, js_fill_from_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"checkHead", NULL, js_check_head, NULL, NULL, NULL, napi_enumerable, inst},
+      {"cacheSet", NULL, js_cache_set, NULL, NULL, NULL, napi_enumerable, inst},
+      {"fillCached", NULL, js_fill_cached, NULL, NULL, NULL, napi_enumerable, inst},
       {"flags", NULL, NULL, NULL, NULL, flags, napi_enumerable, NULL},
       {"errors", NULL, NULL, NULL, NULL, errors, napi_enumerable, NULL},
+      {"slotCount", NULL, NULL, NULL, NULL, slot_count, napi_enumerable, NULL},
   };
   CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
   return exports;

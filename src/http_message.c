@@ -603,3 +603,46 @@ hm_err_t hm_write_head(const char *head, size_t len, size_t num_headers, hm_str_
   *written = total;
   return HM_OK;
 }
+
+hm_err_t hm_measure_holed(const char *block, size_t block_len, size_t hole, hm_str_t length,
+                          hm_str_t body, size_t *total)
+{
+  if (block == NULL || total == NULL || hole >= block_len || block[hole] != '0' ||
+      !hm__str_ok(body) || !hm__str_ok(length))
+    return HM_EINVAL_ARG;
+  if (length.len == 0 || length.len > HM_LENGTH_DIGITS_MAX)
+    return HM_EINVAL_VALUE;
+  for (size_t i = 0; i < length.len; i++) {
+    if (length.base[i] < '0' || length.base[i] > '9')
+      return HM_EINVAL_VALUE;
+  }
+  /* The block minus its one placeholder digit, plus the digits, plus the
+   * body; block_len > hole >= 0, so the subtraction cannot wrap. */
+  size_t sum = block_len - 1;
+  if (hm__add(&sum, length.len) != HM_OK || hm__add(&sum, body.len) != HM_OK)
+    return HM_EOVERFLOW;
+  *total = sum;
+  return HM_OK;
+}
+
+hm_err_t hm_write_holed(const char *block, size_t block_len, size_t hole, hm_str_t length,
+                        hm_str_t body, char *dst, size_t dst_len, size_t *written)
+{
+  size_t total = 0;
+  const hm_err_t err = hm_measure_holed(block, block_len, hole, length, body, &total);
+  if (err != HM_OK)
+    return err;
+  if (dst == NULL || written == NULL)
+    return HM_EINVAL_ARG;
+  if (dst_len != total)
+    return dst_len < total ? HM_E2BIG : HM_EINVAL_ARG;
+  char *d = dst;
+  const char *const dend = dst + total;
+  d = hm__put(d, dend, block, hole);
+  d = hm__put(d, dend, length.base, length.len);
+  d = hm__put(d, dend, block + hole + 1, block_len - hole - 1);
+  d = hm__put(d, dend, body.base, body.len);
+  assert(d == dend);
+  *written = total;
+  return HM_OK;
+}

@@ -103,6 +103,27 @@ hm_err_t hm_check_head(const char *head, size_t len, size_t num_headers);
 hm_err_t hm_write_head(const char *head, size_t len, size_t num_headers, hm_str_t body, char *dst,
                        size_t dst_len, size_t *written);
 
+/* The longest Content-Length value hm_write_holed() fills in: the digits of
+ * Number.MAX_SAFE_INTEGER, the largest length the shim caches. */
+#define HM_LENGTH_DIGITS_MAX 16
+
+/* Writes a header block checked earlier by hm_check_head() (with the single
+ * digit "0" standing in for the Content-Length value at offset `hole`),
+ * with `length` in place of that digit, followed by `body`, into `dst`,
+ * whose length must be exactly the sum (HM_E2BIG when short, HM_EINVAL_ARG
+ * when long). `length` must be 1..HM_LENGTH_DIGITS_MAX ASCII digits
+ * (HM_EINVAL_VALUE otherwise), so the block stays one hm_check_head()
+ * accepts. `block[hole]` must be '0' (HM_EINVAL_ARG). On any error nothing is
+ * written. Reads only; `block`, `length` and `body` are borrowed for the
+ * call. */
+hm_err_t hm_write_holed(const char *block, size_t block_len, size_t hole, hm_str_t length,
+                        hm_str_t body, char *dst, size_t dst_len, size_t *written);
+
+/* Checks the arguments of hm_write_holed() and stores the total size in
+ * `*total`, without writing. Returns what hm_write_holed() would. */
+hm_err_t hm_measure_holed(const char *block, size_t block_len, size_t hole, hm_str_t length,
+                          hm_str_t body, size_t *total);
+
 /* Returns the default reason phrase for `status`, as Node's http.STATUS_CODES
  * has it, or "unknown" for codes it does not list (Node's writeHead falls back
  * to that word). The string is static and NUL-terminated. */

@@ -1,0 +1,225 @@
+'use strict'
+
+// The one place that picks a path: fallbackReason() returns null for the
+// native path or the reason Node's own end() must run. Each check says which
+// part of lib/_http_outgoing.js or lib/_http_server.js (Node v20) it mirrors.
+
+const util = require('node:util')
+const binding = require('./binding.js')
+const internals = require('./internals.js')
+
+const FALLBACK = Object.freeze({
+  NO_BINDING: 'no-binding', // the addon did not load
+  UNSUPPORTED_NODE: 'unsupported-node', // lib/internals.js missed an internal
+  DEBUG: 'debug', // NODE_DEBUG=http: Node prints lines from end()
+  FINISHED: 'finished', // end() after end(): Node reports the error
+  DESTROYED: 'destroyed', // res.destroy() ran: write_ drops the data
+  HEADERS_SENT: 'headers-sent', // write()/flushHeaders() already sent _header
+  NO_SOCKET: 'no-socket', // no net.Socket: fake sockets, standalone responses
+  NOT_SOCKET_OWNER: 'not-socket-owner', // pipelined: Node queues in outputData
+  SOCKET_UNWRITABLE: 'socket-unwritable', // destroyed, ended or handle-less socket
+  SOCKET_BUSY: 'socket-busy', // corked, or data queued or in flight
+  PATCHED: 'patched', // a method end() relies on was replaced
+  HTTP_VERSION: 'http-version', // not HTTP/1.1: close-delimited framing
+  HEAD: 'head', // HEAD: body dropped, no automatic Content-Length
+  NO_BODY_STATUS: 'no-body-status', // 1xx, 204, 304
+  EXPECT: 'expect', // 100-continue handling or a user Expect header
+  STRICT_CONTENT_LENGTH: 'strict-content-length', // private byte accounting
+  TRAILERS: 'trailers', // addTrailers() or a Trailer header
+  TRANSFER_ENCODING: 'transfer-encoding', // user-set Transfer-Encoding
+  CHUNKED: 'chunked', // Node's framing decision is chunked
+  ENCODING: 'encoding', // not utf8/latin1: separate header write, estimates
+  CHUNK_TYPE: 'chunk-type', // not a string or Uint8Array: Node throws
+  BODY_TOO_LARGE: 'body-too-large', // joining would copy a large body
+  HEADER_VALUE: 'header-value', // a value whose stringification runs user code
+  NON_ASCII: 'non-ascii', // a UTF-8 message whose chars and bytes differ
+  INVALID: 'invalid' // Node would throw, or the core rejected the message
+})
+
+// Messages up to half of Buffer.poolSize come from Node's shared pool;
+// larger ones need an allocation of their own plus a copy of the body,
+// which costs more than Node's own path saves: 16 KiB string bodies ran at
+// 0.59x of Node's path (p=0.006), 1 KiB bodies at parity or better.
+// Refs: benchmark/compare.js matrix=1
+const DEFAULT_MAX_BODY = 4 * 1024
+
+const options = { maxBodySize: DEFAULT_MAX_BODY }
+
+const { isUint8Array } = util.types
+const httpDebug = util.debuglog('http').enabled
+// Node's checkInvalidHeaderChar (lib/_http_common.js).
+const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+
+let kOutHeaders, kCorked, Socket
+let resImplicitHeader, resStoreHeader, resSend, resWriteRaw, resFlushOutput
+let socketWrite, socketCork, socketUncork, socketWrite_, socketWritev, socketWriteGeneric
+if (internals !== null) {
+  ({ kOutHeaders, kCorked, Socket } = internals)
+  const r = internals.resMethods
+  const k = internals.socketMethods
+  resImplicitHeader = r._implicitHeader
+  resStoreHeader = r._storeHeader
+  resSend = r._send
+  resWriteRaw = r._writeRaw
+  resFlushOutput = r._flushOutput
+  socketWrite = k.write
+  socketCork = k.cork
+  socketUncork = k.uncork
+  socketWrite_ = k._write
+  socketWritev = k._writev
+  socketWriteGeneric = k._writeGeneric
+}
+
+// The writeHead a pristine response resolves to: the shim's while installed.
+let currentWriteHead = internals === null ? null : internals.resMethods.writeHead
+function setWriteHead (fn) {
+  currentWriteHead = fn
+}
+
+// Unrolled: this runs for every response.
+function methodsPatched (res, socket) {
+  return res.writeHead !== currentWriteHead || res._implicitHeader !== resImplicitHeader ||
+    res._storeHeader !== resStoreHeader || res._send !== resSend ||
+    res._writeRaw !== resWriteRaw || res._flushOutput !== resFlushOutput ||
+    socket.write !== socketWrite || socket.cork !== socketCork ||
+    socket.uncork !== socketUncork || socket._write !== socketWrite_ ||
+    socket._writev !== socketWritev || socket._writeGeneric !== socketWriteGeneric
+}
+
+/**
+ * Decides whether res.end(chunk, encoding) may take the native path.
+ * Checks run cheapest first and have no side effects.
+ * @param {http.ServerResponse} res
+ * @param {*} chunk the chunk as end() received it, after argument shuffling
+ * @param {*} encoding the encoding, after argument shuffling
+ * @returns {string|null} null for the native path, else a FALLBACK value
+ */
+function fallbackReason (res, chunk, encoding) {
+  if (binding === null) return FALLBACK.NO_BINDING
+  if (internals === null) return FALLBACK.UNSUPPORTED_NODE
+  if (httpDebug) return FALLBACK.DEBUG
+  // OutgoingMessage#end: a finished response reports or queues, per chunk.
+  if (res.finished) return FALLBACK.FINISHED
+  if (res.destroyed) return FALLBACK.DESTROYED
+  if (res._headerSent) return FALLBACK.HEADERS_SENT
+  // write_: only strings and Uint8Arrays are chunks; anything else throws.
+  if (chunk) {
+    if (typeof chunk === 'string') {
+      // _send merges the header into utf8/latin1 strings only (exact names).
+      if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
+    } else if (!isUint8Array(chunk)) {
+      return FALLBACK.CHUNK_TYPE
+    }
+  }
+  // _writeRaw writes directly only to the current, writable socket.
+  const socket = res.socket
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (socket.destroyed || !socket.writable || !socket._handle) {
+    return FALLBACK.SOCKET_UNWRITABLE
+  }
+  if (res[kCorked] !== 0 || socket.writableCorked !== 0 || socket.writableLength !== 0 ||
+      res.outputData.length !== 0 || res.outputSize !== 0) {
+    return FALLBACK.SOCKET_BUSY
+  }
+  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  const req = res.req
+  if (!req || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 ||
+      res.useChunkedEncodingByDefault !== true) {
+    return FALLBACK.HTTP_VERSION
+  }
+  if (res._hasBody !== true) {
+    return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
+  }
+  if (req.method === 'HEAD') return FALLBACK.HEAD
+  if (res._expect_continue) return FALLBACK.EXPECT
+  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  if (res._trailer !== '') return FALLBACK.TRAILERS
+  if (res.chunkedEncoding) return FALLBACK.CHUNKED
+  // A string's byte length is at least its length; the native end checks
+  // the exact byte length before it changes anything.
+  if (chunk && chunk.length > options.maxBodySize) return FALLBACK.BODY_TOO_LARGE
+
+  if (res._header === null) return freshReason(res)
+  // writeHead() rendered the header: its framing is already decided.
+  if (typeof res._header !== 'string') return FALLBACK.INVALID
+  const headers = res[kOutHeaders]
+  return headers ? headersReason(headers) : null
+}
+
+// Values stored by setHeader() were validated then and are rendered without
+// validation; only arrays can change afterwards. A header-line count taken
+// from a rendered block is exact only while no stored value holds CR or LF,
+// so such responses (and values whose stringification runs user code) are
+// left to Node.
+function headersReason (headers) {
+  for (const key in headers) {
+    const value = headers[key][1]
+    if (typeof value === 'string') continue
+    const reason = valueReason(key, value)
+    if (reason !== null) return reason
+  }
+  return null
+}
+
+/**
+ * The check of a stored header value that is not a string: numbers and
+ * arrays of valid strings and numbers render as Node renders them; any
+ * other value (or a number under Content-Disposition, which Node decodes
+ * as a string) leaves the response to Node.
+ * @param {string} key the lowercase header name
+ * @param {*} value the stored value
+ * @returns {string|null}
+ */
+function valueReason (key, value) {
+  if (typeof value === 'number') {
+    return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
+  }
+  if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i]
+    if (typeof item === 'string') {
+      if (INVALID_HEADER_CHAR.test(item)) return FALLBACK.INVALID
+    } else if (typeof item !== 'number' || key === 'content-disposition') {
+      return FALLBACK.HEADER_VALUE
+    }
+  }
+  return null
+}
+
+// The checks writeHead() and _storeHeader() would make on a fresh response,
+// for the cases the native renderer does not reproduce.
+function freshReason (res) {
+  // ToInt32 of an object would run user code, once per renderer.
+  const status = res.statusCode
+  if (typeof status !== 'number' && typeof status !== 'string') return FALLBACK.INVALID
+  const code = status | 0
+  if (code < 100 || code > 999) return FALLBACK.INVALID
+  if (code === 204 || code === 304 || code < 200) return FALLBACK.NO_BODY_STATUS
+  const message = res.statusMessage
+  if (message && (typeof message !== 'string' || INVALID_HEADER_CHAR.test(message))) {
+    return FALLBACK.INVALID
+  }
+  const headers = res[kOutHeaders]
+  if (headers) {
+    if (headers['transfer-encoding'] !== undefined) return FALLBACK.TRANSFER_ENCODING
+    if (headers.trailer !== undefined) return FALLBACK.TRAILERS
+    if (headers.expect !== undefined) return FALLBACK.EXPECT
+    if (res._removedContLen && headers['content-length'] === undefined) return FALLBACK.CHUNKED
+  } else if (res._removedContLen) {
+    return FALLBACK.CHUNKED
+  }
+  return null
+}
+
+module.exports = {
+  FALLBACK,
+  DEFAULT_MAX_BODY,
+  INVALID_HEADER_CHAR,
+  options,
+  httpDebug,
+  fallbackReason,
+  valueReason,
+  setWriteHead
+}

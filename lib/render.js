@@ -1,0 +1,627 @@
+'use strict'
+
+// Header rendering and the header-block cache. Renders the block exactly as
+// ServerResponse#writeHead and OutgoingMessage#_storeHeader (Node v20) do,
+// with every side effect on the response, and remembers the last few blocks
+// in C (binding.cacheSet) so that a response equal to an earlier one reuses
+// its checked bytes: no string building, no regular expressions and no
+// string flattening per response.
+//
+// A cached block is keyed on everything its bytes depend on:
+// - the status code and the reason phrase (===);
+// - every header name and value, in order (=== on strings, by value on
+//   numbers; arrays and other objects are never cached);
+// - the response fields behind the automatic lines (sendDate,
+//   _removedConnection, shouldKeepAlive, maxRequestsOnConnectionReached,
+//   _defaultKeepAlive, _keepAliveTimeout, _maxRequestsPerSocket) and the
+//   Date value of the current second.
+// The Content-Length value is not part of the key: it is a hole in the block
+// (the digit '0' in C) that each response fills with its own digits, which
+// C checks. A value equal to a cached one was checked when the block was
+// stored, so validation is never skipped, only not repeated.
+
+const http = require('node:http')
+const util = require('node:util')
+const binding = require('./binding.js')
+const internals = require('./internals.js')
+const { FALLBACK, INVALID_HEADER_CHAR, valueReason } = require('./decide.js')
+
+const { STATUS_CODES } = http
+const { isProxy } = util.types
+const hasOwn = Object.hasOwn
+const ObjectPrototype = Object.prototype
+
+// Node's checkIsHttpToken (lib/_http_common.js).
+const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
+
+let kOutHeaders, kUniqueHeaders, nodeDate
+if (internals !== null) ({ kOutHeaders, kUniqueHeaders, nodeDate } = internals)
+
+const CACHE_SIZE = binding === null ? 0 : binding.slotCount
+
+// Node's utcDate() value, asked of Node whenever this copy may be stale:
+// Node caches one string per second, so a copy taken while the clock is
+// still in that second is what Node would render until the second ends.
+let dateValue = ''
+let dateExpires = 0
+function currentDate () {
+  const now = Date.now()
+  if (now < dateExpires) return dateValue
+  const value = nodeDate()
+  const second = now - (now % 1000)
+  if (Date.parse(value) === second) {
+    dateValue = value
+    dateExpires = second + 1000
+  } else {
+    dateExpires = 0
+  }
+  return value
+}
+
+// The block being rendered. `prefix` is set when the Content-Length line's
+// value was reached: the block is then prefix + value + head. `lines` counts
+// header lines; `cacheable` turns false for any value the cache must not
+// key on.
+const tail = { head: '', prefix: null, lines: 0, last: false, cacheable: true, date: '' }
+
+function resetTail (statusLine) {
+  tail.head = statusLine
+  tail.prefix = null
+  tail.lines = 0
+  tail.cacheable = true
+}
+
+// The shape of a Content-Length value the cache holds a hole for: digits
+// only, as C checks them again, no longer than a safe integer's.
+function lengthCacheable (value) {
+  if (typeof value === 'number') {
+    return value >= 0 && value <= Number.MAX_SAFE_INTEGER && Math.floor(value) === value &&
+      !Object.is(value, -0)
+  }
+  if (typeof value !== 'string') return false
+  const n = value.length
+  if (n === 0 || n > 16) return false
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
+
+// The automatic lines _storeHeader() appends after the user's headers on an
+// HTTP/1.1 response with a body and no user Connection, Keep-Alive,
+// Transfer-Encoding or Trailer header: Date, then the keep-alive block
+// (useChunkedEncodingByDefault is true, so shouldSendKeepAlive is
+// shouldKeepAlive itself). `tail.head` and `tail.lines` grow; `tail.last` is
+// the value _last takes. Nothing on `res` changes here.
+function renderTail (res, hasDate) {
+  let head = tail.head
+  let lines = tail.lines
+  let last = res._last
+  tail.date = ''
+  if (res.sendDate && !hasDate) {
+    tail.date = currentDate()
+    head += 'Date: ' + tail.date + '\r\n'
+    lines++
+  }
+  if (res._removedConnection) {
+    last = !res.shouldKeepAlive
+  } else if (res.shouldKeepAlive && res.maxRequestsOnConnectionReached) {
+    head += 'Connection: close\r\n'
+    lines++
+  } else if (res.shouldKeepAlive) {
+    head += 'Connection: keep-alive\r\n'
+    lines++
+    if (res._keepAliveTimeout && res._defaultKeepAlive) {
+      const max = ~~res._maxRequestsPerSocket > 0 ? ', max=' + res._maxRequestsPerSocket : ''
+      head += 'Keep-Alive: timeout=' + Math.floor(res._keepAliveTimeout / 1000) + max + '\r\n'
+      lines++
+    }
+  } else {
+    last = true
+    head += 'Connection: close\r\n'
+    lines++
+  }
+  tail.head = head
+  tail.lines = lines
+  tail.last = last
+}
+
+// Renders one header entry as processHeader()/storeHeader() do (`key` is
+// the lowercase name, or null to compute it when needed; arrays expand to
+// one line each, except cookie and uniqueHeaders, joined with '; '). The
+// Content-Length entry (`isLength`) becomes the hole of a cacheable block.
+function renderEntry (res, key, name, value, isLength) {
+  if (Array.isArray(value)) {
+    tail.cacheable = false
+    if (key === null) key = name.toLowerCase()
+    const unique = res[kUniqueHeaders]
+    if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
+      let head = tail.head
+      for (let i = 0; i < value.length; i++) head += name + ': ' + value[i] + '\r\n'
+      tail.head = head
+      tail.lines += value.length
+      return
+    }
+    value = value.join('; ')
+  } else if (Number.isNaN(value)) {
+    tail.cacheable = false // NaN never equals itself: no key could match
+  }
+  if (isLength && tail.prefix === null && lengthCacheable(value)) {
+    tail.prefix = tail.head + name + ': '
+    tail.head = '\r\n'
+  } else {
+    if (isLength) tail.cacheable = false
+    tail.head += name + ': ' + value + '\r\n'
+  }
+  tail.lines++
+}
+
+// --- The cache --------------------------------------------------------------
+
+// One rendered block. Key: code, message, names, values (the Content-Length
+// value excluded), the response state behind the automatic lines and the
+// Date value. Output: slot (the bytes in C), prefix and suffix around the
+// Content-Length value, lines, last (what _last becomes; null keeps it).
+function Entry () {
+  this.slot = -1
+  this.code = 0
+  this.message = ''
+  this.n = 0
+  this.names = []
+  this.values = []
+  this.lengthAt = -1 // index of Content-Length in names, -1: appended by Node
+  this.hasDate = false // a user Date header: no automatic one
+  this.state = 0
+  this.keepAliveTimeout = 0
+  this.maxRequests = 0
+  this.date = ''
+  this.prefix = ''
+  this.suffix = ''
+  this.lines = 0
+  this.last = null
+}
+
+const entries = []
+for (let i = 0; i < CACHE_SIZE; i++) {
+  const e = new Entry()
+  e.slot = i
+  entries.push(e)
+}
+// Slots are reused round robin, so alternating blocks (up to CACHE_SIZE of
+// them) never evict each other.
+let nextSlot = 0
+
+// Scratch arrays for the names and values of the response being matched
+// (and, for stored headers, their lowercase keys).
+const names = []
+const values = []
+const keys = []
+
+// The fields of `res` behind the automatic lines, as one number.
+function stateOf (res) {
+  return (res.sendDate ? 1 : 0) | (res._removedConnection ? 2 : 0) |
+    (res.shouldKeepAlive ? 4 : 0) | (res.maxRequestsOnConnectionReached ? 8 : 0) |
+    (res._defaultKeepAlive ? 16 : 0)
+}
+
+// True when entry `e` has the status, the names and the first `upTo`
+// values of `names`/`values` (n of them). The Content-Length value is
+// matched by shape only.
+function matches (e, code, message, n, upTo) {
+  if (e.code !== code || e.n !== n || e.message !== message) return false
+  const en = e.names
+  for (let i = 0; i < n; i++) if (en[i] !== names[i]) return false
+  const ev = e.values
+  for (let i = 0; i < upTo; i++) {
+    if (i === e.lengthAt ? !lengthCacheable(values[i]) : ev[i] !== values[i]) return false
+  }
+  return true
+}
+
+// The entry whose key equals the response's state: the Date value and the
+// keep-alive fields.
+function stateMatches (e, res, state) {
+  return e.state === state && e.keepAliveTimeout === res._keepAliveTimeout &&
+    e.maxRequests === res._maxRequestsPerSocket &&
+    ((state & 1) === 0 || e.hasDate || e.date === currentDate())
+}
+
+function findEntry (code, message, n, upTo) {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]
+    if (e.slot !== -1 && e.lines !== 0 && matches(e, code, message, n, upTo)) return e
+  }
+  return null
+}
+
+// Stores the block just rendered into `tail` (with a Content-Length hole)
+// under the key in `names`/`values`. A block C rejects is not stored; the
+// caller then sends it through the uncached path, where C rejects it again
+// and Node's own end() runs.
+function store (res, code, message, n, lengthAt, hasDate) {
+  // A Date header the user set is in the key through its name.
+  if (CACHE_SIZE === 0 || !tail.cacheable || tail.prefix === null) return null
+  const e = entries[nextSlot]
+  nextSlot = (nextSlot + 1) % CACHE_SIZE
+  e.lines = 0 // empty while C holds no block for it
+  const suffix = tail.head + '\r\n'
+  if (binding.cacheSet(e.slot, tail.prefix, suffix, tail.lines) !== 0) return null
+  e.code = code
+  e.message = message
+  e.n = n
+  for (let i = 0; i < n; i++) {
+    e.names[i] = names[i]
+    e.values[i] = i === lengthAt ? undefined : values[i]
+  }
+  e.names.length = n
+  e.values.length = n
+  e.lengthAt = lengthAt
+  e.state = stateOf(res)
+  e.keepAliveTimeout = res._keepAliveTimeout
+  e.maxRequests = res._maxRequestsPerSocket
+  e.hasDate = hasDate
+  e.date = tail.date
+  e.prefix = tail.prefix
+  e.suffix = suffix
+  // Keep-alive without a removed Connection header leaves _last as it was.
+  e.last = (e.state & 6) === 4 ? null : tail.last
+  e.lines = tail.lines
+  return e
+}
+
+// What the last render left for the write: the cached slot and the
+// Content-Length value to fill in, or slot -1 and the line count for an
+// uncached block. `res` tells which response it belongs to.
+const rendered = { res: null, head: null, slot: -1, length: 0, lines: 0 }
+
+function setRendered (res, slot, length, lines) {
+  rendered.res = res
+  rendered.head = res._header
+  rendered.slot = slot
+  rendered.length = length
+  rendered.lines = lines
+}
+
+function clearScratch (n) {
+  for (let i = 0; i < n; i++) values[i] = undefined
+}
+
+// --- Fresh responses: end() renders what setHeader() stored ---------------
+
+// What renderFresh() returns when it cannot render: Node's own renderer
+// must run (nothing was changed), or the response falls back.
+const RENDER_BY_NODE = -1
+const RENDER_FALLBACK = -2
+let renderFailure = null
+
+/**
+ * Renders the header block as writeHead(statusCode) and _storeHeader() do
+ * for a fresh response, with every side effect, and records it in
+ * `rendered`. Before it changes anything it may instead return
+ * RENDER_BY_NODE, when a header needs Node's own renderer (Connection,
+ * Keep-Alive, Content-Disposition, user Content-Length arrays), or
+ * RENDER_FALLBACK with `renderFailure` set. Preconditions: fallbackReason()
+ * returned null; `length` is the body's byte length.
+ * @returns {number} the header line count, or a RENDER_* value
+ */
+function renderFresh (res, length) {
+  const code = res.statusCode | 0
+  let message = res.statusMessage
+  if (!message) message = STATUS_CODES[code] || 'unknown'
+  const headers = res[kOutHeaders]
+  let n = 0
+  let lengthAt = -1
+  let hasDate = false
+  if (headers) {
+    for (const key in headers) {
+      const entry = headers[key]
+      const name = entry[0]
+      names[n] = name
+      keys[n] = key
+      values[n] = entry[1]
+      if (key.length >= 4 && key.length <= 19) {
+        switch (key) {
+          case 'content-length': lengthAt = n; break
+          case 'date': hasDate = true; break
+        }
+      }
+      n++
+    }
+  }
+  const e = findEntry(code, message, n, n)
+  if (e !== null && stateMatches(e, res, stateOf(res))) {
+    const value = lengthAt === -1 ? length : values[lengthAt]
+    clearScratch(n)
+    if (!res.statusMessage) res.statusMessage = message
+    res.statusCode = code
+    if (lengthAt !== -1) {
+      res._contentLength = +value
+      res._removedContLen = false
+    }
+    if (e.last !== null) res._last = e.last
+    res._header = e.prefix + value + e.suffix
+    res._headerSent = false
+    setRendered(res, e.slot, value, e.lines)
+    return e.lines
+  }
+  const lines = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
+  clearScratch(n)
+  return lines
+}
+
+function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, length) {
+  resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
+  let byNode = false
+  for (let i = 0; i < n; i++) {
+    const name = names[i]
+    const value = values[i]
+    const type = typeof value
+    const key = keys[i]
+    if (type !== 'string' && type !== 'number') {
+      // Values stored by setHeader() were validated then, but an array
+      // can change afterwards.
+      const reason = valueReason(key, value)
+      if (reason !== null) {
+        renderFailure = reason
+        return RENDER_FALLBACK
+      }
+    }
+    switch (key) {
+      case 'content-length':
+        if (type !== 'string' && type !== 'number') byNode = true
+        break
+      case 'content-disposition':
+        if (type === 'number') {
+          renderFailure = FALLBACK.HEADER_VALUE
+          return RENDER_FALLBACK
+        }
+        byNode = true
+        break
+      case 'connection':
+      case 'keep-alive':
+        byNode = true
+        break
+    }
+    if (!byNode) renderEntry(res, key, name, value, i === lengthAt)
+  }
+  if (byNode) return RENDER_BY_NODE
+  renderTail(res, hasDate)
+  if (lengthAt === -1) {
+    // freshReason() excluded _removedContLen without a user length, so the
+    // body length is the framing.
+    tail.prefix = tail.head + 'Content-Length: '
+    tail.head = '\r\n'
+    tail.lines++
+  }
+  const e = store(res, code, message, n, lengthAt, hasDate)
+
+  const value = lengthAt === -1 ? length : values[lengthAt]
+  if (!res.statusMessage) res.statusMessage = message
+  res.statusCode = code
+  if (lengthAt !== -1) {
+    res._contentLength = +value
+    res._removedContLen = false
+  }
+  res._last = tail.last
+  res._header = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
+  res._headerSent = false
+  setRendered(res, e === null ? -1 : e.slot, value, tail.lines)
+  tail.head = ''
+  tail.prefix = null
+  return tail.lines
+}
+
+// --- writeHead(status, obj) ------------------------------------------------
+
+// The arguments for Node's writeHead() after fastWriteHead() read `n`
+// values: the original object when none was read, else a plain object with
+// the same keys in the same order, the values already read as data, and
+// getters for the rest (`pending` is the key being read when reading threw
+// `error`: its getter throws that error again, at the point Node reads it).
+function handOver (obj, reason, n, pending, threw, error) {
+  tail.head = ''
+  tail.prefix = null
+  if (n === 0 && !threw) {
+    return typeof reason === 'string' ? [reason, obj] : [obj, undefined]
+  }
+  const copy = {}
+  const define = (key, desc) => Object.defineProperty(copy, key, {
+    ...desc, enumerable: true, configurable: true
+  })
+  for (let i = 0; i < n; i++) define(names[i], { value: values[i], writable: true })
+  clearScratch(n)
+  let seen = 0
+  for (const key in obj) {
+    if (!hasOwn(obj, key) || seen++ < n) continue
+    if (threw && key === pending) {
+      define(key, { get () { throw error } })
+    } else {
+      define(key, { get () { return obj[key] } })
+    }
+  }
+  return typeof reason === 'string' ? [reason, copy] : [copy, undefined]
+}
+
+function arrayRenderable (value) {
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i]
+    if (typeof item === 'string') {
+      if (INVALID_HEADER_CHAR.test(item)) return false
+    } else if (typeof item !== 'number') {
+      return false
+    }
+  }
+  return true
+}
+
+// The lowercase name of a header _storeHeader() treats apart, or ''. Only
+// names of these lengths can be one.
+function specialName (key) {
+  const length = key.length
+  if (length !== 4 && length !== 6 && length !== 7 && length !== 10 && length !== 14 &&
+      length !== 17 && length !== 19) {
+    return ''
+  }
+  const lower = key.toLowerCase()
+  switch (lower) {
+    case 'content-length':
+    case 'date':
+    case 'connection':
+    case 'keep-alive':
+    case 'transfer-encoding':
+    case 'trailer':
+    case 'expect':
+    case 'content-disposition':
+      return lower
+  }
+  return ''
+}
+
+// The names pass of fastWriteHead() when no cached entry has the same
+// names: Node's token check on each, Content-Length present, and no header
+// _storeHeader() treats apart other than Date. Reads no value.
+function namesRenderable (n) {
+  let lengthAt = -1
+  for (let i = 0; i < n; i++) {
+    const key = names[i]
+    if (!TOKEN.test(key)) return -2
+    const special = specialName(key)
+    if (special === 'content-length') {
+      // Two spellings of Content-Length: Node keeps the last value.
+      if (lengthAt !== -1) return -2
+      lengthAt = i
+    } else if (special !== '' && special !== 'date') {
+      return -2
+    }
+  }
+  return lengthAt
+}
+
+/**
+ * writeHead(statusCode[, reason][, obj]) for the shape frameworks use
+ * (fastify, benchmark/http/simple.js): a fresh HTTP/1.1 response with no
+ * setHeader() calls, a body-carrying status and a plain object of string,
+ * number or array values that includes Content-Length. It renders what
+ * ServerResponse#writeHead and _storeHeader() would, with their checks,
+ * and sets the same fields; each value is read once. Anything else,
+ * including every input Node rejects, returns false before changing
+ * anything, or the arguments for Node's writeHead() when values were read.
+ * @returns {true|false|Array} true when rendered
+ */
+function fastWriteHead (res, statusCode, reason, obj) {
+  // Only primitives: ToInt32 of an object would run user code twice when
+  // Node's writeHead() takes over.
+  if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') ||
+      res._header || res[kOutHeaders] !== null || res.chunkedEncoding ||
+      res.useChunkedEncodingByDefault !== true || res._hasBody !== true ||
+      (res._expect_continue && !res._sent100)) {
+    return false
+  }
+  const code = statusCode | 0
+  if (code < 200 || code > 999 || code === 204 || code === 304) return false
+  let message
+  if (typeof reason === 'string') {
+    message = reason
+  } else {
+    message = res.statusMessage
+    if (!message) message = STATUS_CODES[code] || 'unknown'
+    obj ??= reason
+  }
+  if (typeof message !== 'string' || obj === null || typeof obj !== 'object' || isProxy(obj)) {
+    return false
+  }
+  const proto = Object.getPrototypeOf(obj)
+  if (proto !== ObjectPrototype && proto !== null) return false
+
+  // Names first, without reading a value.
+  let n = 0
+  for (const key in obj) {
+    if (hasOwn(obj, key)) names[n++] = key
+  }
+  let e = findEntry(code, message, n, 0)
+  let lengthAt
+  if (e !== null) {
+    lengthAt = e.lengthAt
+  } else {
+    // writeHead() checks statusMessage, then _storeHeader() each name and
+    // value, with these same expressions (lib/_http_common.js).
+    if (INVALID_HEADER_CHAR.test(message)) return false
+    lengthAt = namesRenderable(n)
+    if (lengthAt < 0) return false
+  }
+
+  // Values in order, each read once; one not equal to the cached entry's is
+  // checked before the next is read, as _storeHeader() throws at the first
+  // bad value.
+  for (let i = 0; i < n; i++) {
+    const key = names[i]
+    let value
+    try {
+      value = obj[key]
+    } catch (err) {
+      return handOver(obj, reason, i, key, true, err)
+    }
+    values[i] = value
+    if (e !== null) {
+      if (i === lengthAt ? lengthCacheable(value) : e.values[i] === value) continue
+      e = findEntry(code, message, n, i + 1)
+      if (e !== null) continue
+    }
+    const type = typeof value
+    if (type === 'string') {
+      if (INVALID_HEADER_CHAR.test(value)) return handOver(obj, reason, i + 1, null, false, undefined)
+    } else if (type !== 'number') {
+      if (!Array.isArray(value) || !arrayRenderable(value) || i === lengthAt) {
+        return handOver(obj, reason, i + 1, null, false, undefined)
+      }
+    }
+  }
+
+  if (e !== null && stateMatches(e, res, stateOf(res))) {
+    const value = values[lengthAt]
+    clearScratch(n)
+    if (typeof reason === 'string' || !res.statusMessage) res.statusMessage = message
+    res.statusCode = code
+    res._contentLength = +value
+    res._removedContLen = false
+    if (e.last !== null) res._last = e.last
+    res._header = e.prefix + value + e.suffix
+    res._headerSent = false
+    setRendered(res, e.slot, value, e.lines)
+    return true
+  }
+
+  resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
+  let dated = false
+  for (let i = 0; i < n; i++) {
+    const key = names[i]
+    if (key.length === 4 && key.toLowerCase() === 'date') dated = true
+    renderEntry(res, null, key, values[i], i === lengthAt)
+  }
+  renderTail(res, dated)
+  const stored = store(res, code, message, n, lengthAt, dated)
+  const value = values[lengthAt]
+  clearScratch(n)
+
+  if (typeof reason === 'string' || !res.statusMessage) res.statusMessage = message
+  res.statusCode = code
+  res._contentLength = +value
+  res._removedContLen = false
+  res._last = tail.last
+  res._header = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
+  res._headerSent = false
+  setRendered(res, stored === null ? -1 : stored.slot, value, tail.lines)
+  tail.head = ''
+  tail.prefix = null
+  return true
+}
+
+module.exports = {
+  RENDER_BY_NODE,
+  RENDER_FALLBACK,
+  renderFresh,
+  fastWriteHead,
+  rendered,
+  renderFailure: () => renderFailure
+}
