@@ -19,7 +19,7 @@
     {
       'target_name': 'http_message',
       'type': 'static_library',
-      'sources': ['src/http_message.c'],
+      'sources': ['src/http_message.c', 'src/send.c'],
       'include_dirs': ['src'],
       'direct_dependent_settings': {
         'include_dirs': ['src']

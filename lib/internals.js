@@ -110,8 +110,13 @@ function resolve () {
   }
   if (!/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/.test(nodeDate())) return null
 
+  // The socket's record of its last asynchronous write (net.js), which a
+  // direct write that the kernel took in part must keep as Node would.
+  const kLastWriteQueueSize = findSymbol(new net.Socket(), 'lastWriteQueueSize')
+
   return Object.freeze({
     kOutHeaders,
+    kLastWriteQueueSize,
     kCorked,
     kUniqueHeaders,
     resMethods: Object.freeze(resMethods),

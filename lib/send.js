@@ -4,9 +4,140 @@
 // OutgoingMessage#end (Node v20) leaves on the response and the socket once
 // _send, _writeRaw and the forced uncork have run.
 
+const asyncHooks = require('node:async_hooks')
 const binding = require('./binding.js')
+const internals = require('./internals.js')
 
 const FLAGS = binding === null ? null : binding.flags
+// sendCached() results (src/binding.c, src/send.h).
+const SEND_REJECT = 100
+
+// --- What a direct write must reproduce --------------------------------------
+//
+// socket.write(buffer, cb) on an idle TCP socket whose kernel buffer takes
+// the whole message (Node v20/v22: Writable#write, Socket#_writeGeneric,
+// writeGeneric, the handle's writeBuffer) leaves behind:
+// - the handle's byte counter (socket.bytesWritten reads it) grown by the
+//   message size;
+// - the socket's idle timer refreshed (_unrefTimer);
+// - one pending callback (state.pendingcb) until the next tick, where it is
+//   dropped and the callback runs ('finish' here); no 'drain' while the
+//   message stays below the high-water mark;
+// - a WriteWrap async resource: the direct write is taken only while no
+//   async hook with an init callback is enabled.
+// Anything else takes socket.write() as before.
+
+// The handle class, its writeBuffer and its byte counter, learnt from the
+// first TCP handle seen (a listening server's handle is one too).
+let TCP = null
+let tcpWriteBuffer = null
+let tcpBytesWritten = null
+// Bytes each handle wrote directly, added to what the handle counts itself.
+const kDirectBytes = Symbol('http-oneshot direct bytes')
+
+function learnHandle (handle) {
+  const ctor = handle.constructor
+  if (typeof ctor !== 'function' || ctor.name !== 'TCP') return false
+  let proto = Object.getPrototypeOf(handle)
+  let desc
+  while (proto !== null && (desc = Object.getOwnPropertyDescriptor(proto, 'bytesWritten')) === undefined) {
+    proto = Object.getPrototypeOf(proto)
+  }
+  if (desc === undefined || typeof desc.get !== 'function' ||
+      typeof handle.writeBuffer !== 'function' || typeof handle.fd !== 'number') {
+    return false
+  }
+  TCP = ctor
+  tcpWriteBuffer = handle.writeBuffer
+  tcpBytesWritten = desc.get
+  return true
+}
+
+// The handle's own counter plus the bytes written directly: an accessor of
+// the handle instance, defined on the first direct write, so the socket's
+// bytesWritten (and the copy it keeps after destroy()) reads what Node's own
+// write would have left.
+function bytesWrittenGetter () {
+  return tcpBytesWritten.call(this) + this[kDirectBytes]
+}
+
+function countDirect (handle, n) {
+  if (handle[kDirectBytes] === undefined) {
+    handle[kDirectBytes] = n
+    Object.defineProperty(handle, 'bytesWritten', {
+      get: bytesWrittenGetter, enumerable: false, configurable: true
+    })
+  } else {
+    handle[kDirectBytes] += n
+  }
+}
+
+// Async hooks with an init callback, enabled since this module loaded: a
+// direct write would not create the WriteWrap resource they would see.
+let initHooks = 0
+{
+  const probe = asyncHooks.createHook({})
+  const proto = Object.getPrototypeOf(probe)
+  const initSymbol = Object.getOwnPropertySymbols(probe).find((s) => s.description === 'init')
+  const originalEnable = proto.enable
+  const originalDisable = proto.disable
+  const enabledHooks = new WeakSet()
+  if (initSymbol !== undefined && typeof originalEnable === 'function' &&
+      typeof originalDisable === 'function') {
+    Object.defineProperty(proto, 'enable', {
+      value: function enable () {
+        const result = originalEnable.apply(this, arguments)
+        if (this[initSymbol] !== undefined && !enabledHooks.has(this)) {
+          enabledHooks.add(this)
+          initHooks++
+        }
+        return result
+      },
+      writable: true,
+      configurable: true,
+      enumerable: false
+    })
+    Object.defineProperty(proto, 'disable', {
+      value: function disable () {
+        const result = originalDisable.apply(this, arguments)
+        if (enabledHooks.has(this)) {
+          enabledHooks.delete(this)
+          initHooks--
+        }
+        return result
+      },
+      writable: true,
+      configurable: true,
+      enumerable: false
+    })
+  } else {
+    initHooks = 1
+  }
+}
+
+const kLastWriteQueueSize = internals === null ? null : internals.kLastWriteQueueSize
+const direct = binding !== null && binding.canSend === true && internals !== null &&
+  kLastWriteQueueSize !== null
+
+// The socket's handle when a direct write may replace socket.write() for
+// `total` bytes, else null.
+function directHandle (socket, total) {
+  if (!direct || initHooks !== 0) return null
+  const handle = socket._handle
+  if (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle))) return null
+  if (handle.writeBuffer !== tcpWriteBuffer || total >= socket.writableHighWaterMark ||
+      socket.writableNeedDrain || socket.connecting || socket._pendingData !== null) {
+    return null
+  }
+  return handle
+}
+
+// The tick after a direct write: what afterWriteTick()/afterWrite() do for
+// one completed write whose callback is `onFinish`.
+function afterDirectWrite (socket, res) {
+  socket._writableState.pendingcb--
+  onFinish(res)
+}
 
 // Counts the header lines of a block Node rendered, for the core's
 // line-count check.
@@ -39,13 +170,24 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
   // Buffer comes from Node's shared pool: a standalone allocation per
   // response costs more than everything else the native path does.
   // Refs: benchmark/build-message.js (buildFromHead vs pooled fill)
-  const out = Buffer.allocUnsafe(head.length + len)
-  const code = slot >= 0
-    ? binding.fillCached(out, slot, length, chunk || undefined, flags)
-    : binding.fillFromHead(out, head, lines, chunk || undefined, flags)
-  if (code !== 0) return code
-
   const socket = res.socket
+  const total = head.length + len
+  const body = chunk || undefined
+  let written = -1
+  let handle = null
+  if (slot >= 0 && (handle = directHandle(socket, total)) !== null) {
+    written = binding.sendCached(handle.fd, slot, length, body, flags)
+    if (written <= -SEND_REJECT) return -written - SEND_REJECT
+  }
+  let out = null
+  if (written !== total) {
+    out = Buffer.allocUnsafe(total)
+    const code = slot >= 0
+      ? binding.fillCached(out, slot, length, body, flags)
+      : binding.fillFromHead(out, head, lines, body, flags)
+    if (code !== 0) return code
+  }
+
   res._headerSent = true
   if (chunk && typeof chunk !== 'string') {
     // Node queues the latin1 header in outputData and flushes it before a
@@ -56,7 +198,27 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
     res._onPendingData(-head.length)
   }
   if (typeof callback === 'function') res.once('finish', callback)
-  socket.write(out, () => onFinish(res))
+  if (out === null) {
+    // Written whole: leave what socket.write() would have left.
+    socket._writableState.pendingcb++
+    socket._unrefTimer()
+    countDirect(handle, total)
+    process.nextTick(afterDirectWrite, socket, res)
+  } else if (written > 0) {
+    // Written in part: the rest goes through socket.write(), and the
+    // socket's counters read as if Node had written the whole message.
+    const rest = out.subarray(written)
+    countDirect(handle, written)
+    socket.write(rest, () => onFinish(res))
+    const state = socket._writableState
+    if (state.length === rest.length && state.writelen === rest.length) {
+      state.length += written
+      state.writelen += written
+      socket[kLastWriteQueueSize] += written
+    }
+  } else {
+    socket.write(out, () => onFinish(res))
+  }
   res.finished = true
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
     res._finish()

@@ -7,6 +7,8 @@
  *   buildFromHead(head, numHeaders, body, flags)     -> Buffer | error code
  *   cacheSet(slot, prefix, suffix, numHeaders)      -> error code
  *   fillCached(dst, slot, length, body, flags)        -> error code
+ *   sendCached(fd, slot, length, body, flags)         -> bytes written | < 0
+ *   canSend  false where sendCached() can never write (no POSIX sockets)
  *   flags  {CHUNKED, BODY_LATIN1, HEAD_UTF8, ASCII_ONLY}
  *   errors {<core error name without HM_>: code, ENONASCII: 64}
  *
@@ -33,6 +35,7 @@
 #include <string.h>
 
 #include "http_message.h"
+#include "send.h"
 
 #define CALL(env, call)      \
   do {                       \
@@ -838,7 +841,7 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
  * (HM_LENGTH_DIGITS_MAX + 1 bytes): a non-negative safe integer, or a
  * string, copied as latin1 and checked by the core. Returns false with an
  * exception pending on misuse. */
-static bool read_length(napi_env env, napi_value v, char *buf, hm_str_t *out)
+static bool read_length(napi_env env, napi_value v, const char *fn, char *buf, hm_str_t *out)
 {
   napi_valuetype type;
   if (napi_typeof(env, v, &type) != napi_ok) {
@@ -886,22 +889,60 @@ static bool read_length(napi_env env, napi_value v, char *buf, hm_str_t *out)
     out->len = copied;
     return true;
   }
-  throw_type_error(env, "fillCached: argument 'length' must be a number or a string");
+  char msg[80];
+  (void)snprintf(msg, sizeof msg, "%s: argument 'length' must be a number or a string", fn);
+  throw_type_error(env, msg);
   return false;
+}
+
+/* The arguments fillCached() and sendCached() share: a cached block, the
+ * Content-Length value to fill in and the body. */
+typedef struct {
+  const slot_t *slot;
+  char digits[HM_LENGTH_DIGITS_MAX + 1];
+  hm_str_t length;
+  hm_str_t body;
+} holed_t;
+
+/* Reads `slot, length, body, flags` from `argv` into `h`. Returns false with
+ * an exception pending on misuse; a rejection (an empty slot, a non-ASCII
+ * string body under FLAG_ASCII_ONLY) goes to `*reject`. The body may live
+ * in the arena until arena_trim(). */
+static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const char *fn,
+                       holed_t *h, int *reject)
+{
+  unsigned flags = 0;
+  if (!read_flags(env, argv[3], fn, &flags)) {
+    return false;
+  }
+  h->slot = read_slot(env, inst, argv[0], fn);
+  if (h->slot == NULL || !read_length(env, argv[1], fn, h->digits, &h->length)) {
+    return false;
+  }
+  size_t used = 0;
+  body_t body;
+  if (read_body(env, inst, argv[2], fn, flags, &used, &body, reject) == NULL) {
+    return false;
+  }
+  hm_response_t res;
+  set_body(&res, inst, &body);
+  h->body = res.body;
+  if (*reject == 0 && h->slot->block == NULL) {
+    *reject = HM_EINVAL_ARG;
+  }
+  return true;
 }
 
 /* fillCached(dst, slot, length, body, flags): writes the block cached in
  * `slot` with `length` as its Content-Length value, then the body, into
- * `dst`, a Uint8Array the caller sized exactly. Returns 0 or the rejection
+ * `dst`, a Buffer the caller sized exactly. Returns 0 or the rejection
  * code (an empty slot is HM_EINVAL_ARG); `dst` is untouched on rejection. */
 static napi_value js_fill_cached(napi_env env, napi_callback_info info)
 {
   napi_value argv[6];
   instance_t *inst = NULL;
-  unsigned flags = 0;
   if (!get_args(env, info, argv, 5, &inst,
-                "fillCached: expected 5 arguments (dst, slot, length, body, flags)") ||
-      !read_flags(env, argv[4], "fillCached", &flags)) {
+                "fillCached: expected 5 arguments (dst, slot, length, body, flags)")) {
     return NULL;
   }
   void *dst = NULL;
@@ -912,33 +953,71 @@ static napi_value js_fill_cached(napi_env env, napi_callback_info info)
     return throw_type_error(env, "fillCached: argument 'dst' must be a Buffer");
   }
   CALL(env, napi_get_buffer_info(env, argv[0], &dst, &dst_len));
-  const slot_t *slot = read_slot(env, inst, argv[1], "fillCached");
-  if (slot == NULL) {
-    return NULL;
-  }
-  char digits[HM_LENGTH_DIGITS_MAX + 1];
-  hm_str_t length;
-  if (!read_length(env, argv[2], digits, &length)) {
-    return NULL;
-  }
-  size_t used = 0;
   int reject = 0;
-  body_t body;
-  if (read_body(env, inst, argv[3], "fillCached", flags, &used, &body, &reject) == NULL) {
+  holed_t h;
+  if (!read_holed(env, inst, argv + 1, "fillCached", &h, &reject)) {
+    arena_trim(inst);
     return NULL;
-  }
-  if (reject == 0 && slot->block == NULL) {
-    reject = HM_EINVAL_ARG;
   }
   if (reject == 0) {
-    hm_response_t res;
-    set_body(&res, inst, &body);
     size_t written = 0;
-    reject = (int)hm_write_holed(slot->block, slot->len, slot->hole, length, res.body, dst,
+    reject = (int)hm_write_holed(h.slot->block, h.slot->len, h.slot->hole, h.length, h.body, dst,
                                  dst_len, &written);
   }
   arena_trim(inst);
   return make_code(env, reject);
+}
+
+/* What sendCached() returns for a rejected response: below every other
+ * result, so JS reads the core's code back as -(result) - SEND_REJECT. */
+#define SEND_REJECT 100
+
+/* sendCached(fd, slot, length, body, flags): writes the response
+ * fillCached() would build straight to the socket descriptor `fd`, in one
+ * sendmsg() (src/send.c). Returns the bytes written (the rest, if any, is
+ * the caller's to write), HM_SEND_NOT_READY (-1) or HM_SEND_FAILED (-2)
+ * when nothing was written, or -(SEND_REJECT + code) when the core rejects
+ * the response (nothing written either). */
+static napi_value js_send_cached(napi_env env, napi_callback_info info)
+{
+  napi_value argv[6];
+  instance_t *inst = NULL;
+  int32_t fd = -1;
+  if (!get_args(env, info, argv, 5, &inst,
+                "sendCached: expected 5 arguments (fd, slot, length, body, flags)")) {
+    return NULL;
+  }
+  if (napi_get_value_int32(env, argv[0], &fd) != napi_ok) {
+    return throw_type_error(env, "sendCached: argument 'fd' must be a number");
+  }
+  int reject = 0;
+  holed_t h;
+  if (!read_holed(env, inst, argv + 1, "sendCached", &h, &reject)) {
+    arena_trim(inst);
+    return NULL;
+  }
+  size_t total = 0;
+  if (reject == 0) {
+    reject = (int)hm_measure_holed(h.slot->block, h.slot->len, h.slot->hole, h.length, h.body,
+                                   &total);
+  }
+  double result;
+  if (reject != 0) {
+    result = -(double)(SEND_REJECT + reject);
+  } else {
+    const hm_str_t parts[4] = {
+        {h.slot->block, h.slot->hole},
+        h.length,
+        {h.slot->block + h.slot->hole + 1, h.slot->len - h.slot->hole - 1},
+        h.body,
+    };
+    int err = 0;
+    result = (double)hm_send(fd, parts, 4, &err);
+  }
+  arena_trim(inst);
+  napi_value out;
+  CALL(env, napi_create_double(env, result, &out));
+  return out;
 }
 
 /* checkHead(head, numHeaders): validates a rendered header block as
@@ -1045,6 +1124,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
   }
   napi_value slot_count;
   CALL(env, napi_create_uint32(env, SLOT_COUNT, &slot_count));
+  napi_value can_send;
+  CALL(env, napi_get_boolean(env, hm_send_available() != 0, &can_send));
 
   napi_property_descriptor props[] = {
       {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
@@ -1053,6 +1134,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
       {"checkHead", NULL, js_check_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"cacheSet", NULL, js_cache_set, NULL, NULL, NULL, napi_enumerable, inst},
       {"fillCached", NULL, js_fill_cached, NULL, NULL, NULL, napi_enumerable, inst},
+      {"sendCached", NULL, js_send_cached, NULL, NULL, NULL, napi_enumerable, inst},
+      {"canSend", NULL, NULL, NULL, NULL, can_send, napi_enumerable, NULL},
       {"flags", NULL, NULL, NULL, NULL, flags, napi_enumerable, NULL},
       {"errors", NULL, NULL, NULL, NULL, errors, napi_enumerable, NULL},
       {"slotCount", NULL, NULL, NULL, NULL, slot_count, napi_enumerable, NULL},

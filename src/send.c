@@ -1,0 +1,93 @@
+/* See send.h. */
+#if !defined(_WIN32)
+#define _DEFAULT_SOURCE
+#endif
+
+#include "send.h"
+
+#if defined(_WIN32)
+
+int hm_send_available(void)
+{
+  return 0;
+}
+
+long hm_send(int fd, const hm_str_t *parts, size_t count, int *err)
+{
+  (void)fd;
+  (void)parts;
+  (void)count;
+  *err = 0;
+  return HM_SEND_NOT_READY;
+}
+
+#else
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#ifndef MSG_NOSIGNAL
+/* macOS has no MSG_NOSIGNAL; Node ignores SIGPIPE process-wide anyway. */
+#define MSG_NOSIGNAL 0
+#endif
+
+int hm_send_available(void)
+{
+  return 1;
+}
+
+long hm_send(int fd, const hm_str_t *parts, size_t count, int *err)
+{
+  *err = 0;
+  if (fd < 0 || parts == NULL || count > HM_SEND_MAX_PARTS)
+    return HM_SEND_NOT_READY;
+
+  struct iovec iov[HM_SEND_MAX_PARTS];
+  size_t n = 0;
+  size_t total = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (parts[i].len == 0)
+      continue;
+    /* The sum must fit the signed result. */
+    if (parts[i].len > (size_t)LONG_MAX - total)
+      return HM_SEND_NOT_READY;
+    total += parts[i].len;
+    iov[n].iov_base = (void *)parts[i].base;
+    iov[n].iov_len = parts[i].len;
+    n++;
+  }
+  if (n == 0)
+    return 0;
+
+  /* A reset or error that already arrived must reach the caller's own
+   * write, which reports it as Node reports it (ECONNRESET on the first
+   * write after a reset, EPIPE afterwards); writing here would consume it. */
+  struct pollfd pfd = {.fd = fd, .events = POLLOUT, .revents = 0};
+  int ready;
+  do {
+    ready = poll(&pfd, 1, 0);
+  } while (ready < 0 && errno == EINTR);
+  if (ready != 1 || (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0 ||
+      (pfd.revents & POLLOUT) == 0)
+    return HM_SEND_NOT_READY;
+
+  struct msghdr msg = {0};
+  msg.msg_iov = iov;
+  msg.msg_iovlen = n;
+  ssize_t r;
+  do {
+    r = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+  } while (r < 0 && errno == EINTR);
+  if (r < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+      return HM_SEND_NOT_READY;
+    *err = errno;
+    return HM_SEND_FAILED;
+  }
+  return (long)r;
+}
+
+#endif
