@@ -314,19 +314,23 @@ function renderFresh (res, length) {
   let lengthAt = -1
   let hasDate = false
   if (headers) {
-    for (const key in headers) {
+    // Object.keys() walks the dictionary-mode map in the order for-in
+    // would, in about two thirds of the time.
+    // Refs: benchmark/instructions.js (headers=20)
+    const stored = Object.keys(headers)
+    n = stored.length
+    for (let i = 0; i < n; i++) {
+      const key = stored[i]
       const entry = headers[key]
-      const name = entry[0]
-      names[n] = name
-      keys[n] = key
-      values[n] = entry[1]
+      names[i] = entry[0]
+      keys[i] = key
+      values[i] = entry[1]
       if (key.length >= 4 && key.length <= 19) {
         switch (key) {
-          case 'content-length': lengthAt = n; break
+          case 'content-length': lengthAt = i; break
           case 'date': hasDate = true; break
         }
       }
-      n++
     }
   }
   const e = findEntry(code, message, n, n)
