@@ -88,7 +88,8 @@ function missingTool (env) {
 // copy first (run with this Node), then one on PATH.
 function findNodeGyp (root) {
   try {
-    return [process.execPath, [require.resolve('node-gyp/bin/node-gyp.js', { paths: [root] })]]
+    const gyp = require.resolve('node-gyp/bin/node-gyp.js', { paths: [root, ROOT] })
+    return [process.execPath, [gyp]]
   } catch {}
   return [process.platform === 'win32' ? 'node-gyp.cmd' : 'node-gyp', []]
 }
