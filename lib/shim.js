@@ -101,10 +101,15 @@ function currentDate () {
   return value
 }
 
-function count (reason) {
+// Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
+// the response (the line is built only then).
+function count (reason, res) {
   stats.fallback++
   stats.reasons[reason] = (stats.reasons[reason] || 0) + 1
-  if (debug.enabled) debug('fallback: %s', reason)
+  if (debug.enabled) {
+    const req = res.req
+    debug('fallback: %s %s %s %s', reason, req ? req.method : '-', req ? req.url : '-', res.statusCode)
+  }
 }
 
 // Unrolled: this runs for every response.
@@ -634,12 +639,12 @@ function nativeEnd (res, chunk, encoding, callback) {
     }
     len = bodyLength(chunk, encoding)
     if (len > options.maxBodySize) {
-      count(FALLBACK.BODY_TOO_LARGE)
+      count(FALLBACK.BODY_TOO_LARGE, res)
       return false
     }
     // A UTF-8 string has as many bytes as chars only when it is ASCII.
     if ((flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) {
-      count(FALLBACK.NON_ASCII)
+      count(FALLBACK.NON_ASCII, res)
       return false
     }
   }
@@ -654,13 +659,13 @@ function nativeEnd (res, chunk, encoding, callback) {
     lines = renderHeader(res)
     if (lines === RENDER_FALLBACK) {
       res._contentLength = previousLength
-      count(renderFailure)
+      count(renderFailure, res)
       return false
     }
     if (lines === RENDER_BY_NODE) {
       res._implicitHeader()
       if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
-        count(FALLBACK.CHUNKED)
+        count(FALLBACK.CHUNKED, res)
         return false
       }
       lines = countLines(res._header)
@@ -683,7 +688,7 @@ function nativeEnd (res, chunk, encoding, callback) {
   const out = Buffer.allocUnsafe(head.length + len)
   const code = binding.fillFromHead(out, head, lines, body, flags)
   if (code !== 0) {
-    count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID)
+    count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
     return false
   }
 
@@ -730,7 +735,7 @@ function end (chunk, encoding, callback) {
   if (reason === null) {
     if (nativeEnd(this, c, e, cb)) return this
   } else {
-    count(reason)
+    count(reason, this)
   }
   return nodeEnd.call(this, chunk, encoding, callback)
 }
@@ -757,15 +762,32 @@ function install () {
   installed = true
 }
 
+// The value of an own data property, without running a getter.
+function ownValue (obj, key) {
+  const desc = Object.getOwnPropertyDescriptor(obj, key)
+  return desc === undefined ? undefined : desc.value
+}
+
+// Restores what install() replaced, and only that: a method another module
+// replaced since (an APM agent wrapping ServerResponse#end, say) stays, since
+// putting the original back would silently drop that module's wrapper. The
+// wrapper may still call this shim's end() or writeHead(), which is what it
+// wrapped.
 function uninstall () {
   if (!installed) return
-  if (previousEnd === undefined) {
-    delete ServerResponse.prototype.end
-  } else {
-    Object.defineProperty(ServerResponse.prototype, 'end', previousEnd)
+  const proto = ServerResponse.prototype
+  if (ownValue(proto, 'end') === end) {
+    if (previousEnd === undefined) {
+      delete proto.end
+    } else {
+      Object.defineProperty(proto, 'end', previousEnd)
+    }
   }
+  previousEnd = undefined
   if (previousWriteHead !== undefined) {
-    Object.defineProperty(ServerResponse.prototype, 'writeHead', previousWriteHead)
+    if (ownValue(proto, 'writeHead') === writeHead) {
+      Object.defineProperty(proto, 'writeHead', previousWriteHead)
+    }
     previousWriteHead = undefined
     currentWriteHead = resWriteHead
   }
