@@ -45,16 +45,28 @@ export interface InstallOptions {
 }
 
 /**
- * Patches http.ServerResponse.prototype.end. Idempotent; does nothing when
- * HTTP_ONESHOT=0 or off. Returns uninstall().
+ * Patches http.ServerResponse.prototype.end (and writeHead). Idempotent; does
+ * nothing when HTTP_ONESHOT=0 or off. Sets only the options given: a later
+ * call without them keeps what an earlier call set. Emits one warning with
+ * code 'HTTP_ONESHOT_INACTIVE' when the native path can never run (see
+ * isActive()). Returns uninstall().
  */
 export function install (options?: InstallOptions): () => void
 
-/** Restores the exact original ServerResponse#end. Idempotent. */
+/**
+ * Restores what install() replaced, and only that: a wrapper another module
+ * put on ServerResponse#end or #writeHead after install() stays. Idempotent.
+ */
 export function uninstall (): void
 
 /** Whether the patch is in place. */
 export function isInstalled (): boolean
+
+/**
+ * Whether responses can take the native path: installed, the addon loaded,
+ * and the Node line is one whose http internals the shim reproduces.
+ */
+export function isActive (): boolean
 
 export type FallbackReason =
   | 'no-binding' | 'unsupported-node' | 'debug' | 'finished' | 'destroyed'

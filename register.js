@@ -1,5 +1,6 @@
 'use strict'
 
-// `node -r http-oneshot/register app.js`: installs the shim before the app
-// loads. HTTP_ONESHOT=0 leaves Node untouched.
-require('./lib/index.js').install()
+// `node -r http-oneshot/register app.js`: installs the shim when the app
+// first loads http (lib/preload.js), so the preload itself loads nothing of
+// Node's HTTP stack. HTTP_ONESHOT=0 leaves Node untouched.
+require('./lib/preload.js').hook()

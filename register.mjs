@@ -1,3 +1,5 @@
-// `node --import http-oneshot/register app.mjs`: the CommonJS register does
-// the work; http is a builtin singleton, so ESM apps see the same patch.
-import './register.js'
+// `node --import http-oneshot/register app.mjs`: as register.js, and ESM
+// imports of http are watched on every Node line (lib/preload.js).
+import preload from './lib/preload.js'
+
+preload.hook({ esm: true })

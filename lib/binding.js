@@ -5,6 +5,8 @@
 // sends the same bytes.
 //
 // Environment:
+//   HTTP_ONESHOT=0         The kill switch (lib/env.js): nothing of the
+//                          package runs, and the addon is not loaded either.
 //   HTTP_ONESHOT_NATIVE=0  Do not load the addon at all and export null, so
 //                          the JS fallback runs. Meant for testing that path
 //                          and for ruling the addon out when debugging.
@@ -14,6 +16,8 @@
 
 const path = require('node:path')
 const util = require('node:util')
+
+const { disabledByEnv } = require('./env.js')
 
 const debug = util.debuglog('http-oneshot')
 
@@ -25,7 +29,9 @@ const REQUIRED = ['build', 'buildFromHead', 'fillFromHead', 'checkHead', 'cacheS
 let binding = null
 let loadError = null
 
-if (process.env.HTTP_ONESHOT_NATIVE === '0') {
+if (disabledByEnv()) {
+  loadError = new Error(`disabled by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}`)
+} else if (process.env.HTTP_ONESHOT_NATIVE === '0') {
   loadError = new Error('disabled by HTTP_ONESHOT_NATIVE=0')
 } else {
   try {

@@ -1,26 +1,52 @@
 'use strict'
 
-const http = require('node:http')
+// The public API. Loading this file loads neither node:http nor the addon:
+// lib/shim.js (which needs http) is loaded by install() and by what reads its
+// state, lib/binding.js by isNative/loadError, lib/build.js by
+// buildHttpMessage, so that the preload (lib/preload.js) can wait for the
+// application to load http first, and the kill switch loads nothing.
+
 const util = require('node:util')
-const shim = require('./shim.js')
-const build = require('./build.js')
+const { disabledByEnv } = require('./env.js')
 
 const debug = util.debuglog('http-oneshot')
 
-/**
- * Reads the operator's kill switch: HTTP_ONESHOT=0, off, false or no
- * leaves Node untouched.
- * @returns {boolean}
- */
-function disabledByEnv () {
-  const value = process.env.HTTP_ONESHOT
-  if (value === undefined) return false
-  return /^(?:0|off|false|no)$/i.test(value.trim())
+let shim = null
+function loadShim () {
+  if (shim === null) shim = require('./shim.js')
+  return shim
+}
+
+// lib/binding.js exports the addon or null; why it is null is kept on its
+// module record (see the end of that file).
+function bindingState () {
+  const binding = require('./binding.js')
+  const record = require.cache[require.resolve('./binding.js')]
+  return { binding, loadError: (record && record.loadError) || null }
+}
+
+let warned = false
+
+// Why the native path can never run in this process, or null. Called with
+// the shim loaded.
+function inactiveReason () {
+  const { binding, loadError } = bindingState()
+  if (binding === null) {
+    if (process.env.HTTP_ONESHOT_NATIVE === '0') return 'the addon is disabled by HTTP_ONESHOT_NATIVE=0'
+    const message = loadError ? String(loadError.message).split('\n')[0].trim() : 'unknown error'
+    return `the native addon did not load (${message}); ` +
+      'run "npm rebuild http-oneshot --foreground-scripts" to see why it was not built'
+  }
+  if (require('./internals.js') === null) {
+    return `Node ${process.version} is not a line whose http internals http-oneshot reproduces`
+  }
+  return null
 }
 
 /**
- * Patches http.ServerResponse.prototype.end so that common responses go out
- * as one Buffer in one socket write. Idempotent.
+ * Patches http.ServerResponse.prototype.end (and writeHead) so that common
+ * responses go out as one Buffer in one socket write. Idempotent. Only the
+ * options given are set: a later call without options keeps them.
  * @param {{ maxBodySize?: number }} [options]
  * @returns {() => void} uninstall
  */
@@ -28,37 +54,63 @@ function install (options = {}) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('The "options" argument must be of type object')
   }
-  // Every call sets every option: what install() was last given holds.
-  let max = shim.DEFAULT_MAX_BODY
-  if (options.maxBodySize !== undefined) {
-    max = options.maxBodySize
-    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0) {
-      const err = new RangeError('The "options.maxBodySize" argument must be a non-negative safe integer. Received ' + util.inspect(max))
-      err.code = 'ERR_OUT_OF_RANGE'
-      throw err
-    }
+  const max = options.maxBodySize
+  if (max !== undefined &&
+      (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0)) {
+    const err = new RangeError('The "options.maxBodySize" argument must be a non-negative safe integer. Received ' + util.inspect(max))
+    err.code = 'ERR_OUT_OF_RANGE'
+    throw err
   }
-  shim.options.maxBodySize = max
   if (disabledByEnv()) {
     debug('not installed: HTTP_ONESHOT=%s', process.env.HTTP_ONESHOT)
     return uninstall
   }
-  if (!shim.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
+  const s = loadShim()
+  if (max !== undefined) s.options.maxBodySize = max
+  const http = require('node:http')
+  if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
     // Another agent already defined ServerResponse#end: stay out of its way.
     debug('not installed: http.ServerResponse.prototype.end was already replaced')
     process.emitWarning('http-oneshot was not installed: http.ServerResponse.prototype.end ' +
       'was already replaced by another module', { code: 'HM_NOT_INSTALLED' })
     return uninstall
   }
-  shim.install()
+  s.install()
+  if (!warned) {
+    const why = inactiveReason()
+    if (why !== null && process.env.HTTP_ONESHOT_NATIVE !== '0') {
+      warned = true
+      debug('inactive: %s', why)
+      process.emitWarning(`http-oneshot is installed but inactive: ${why}. ` +
+        'Every response takes Node\'s own path.', { code: 'HTTP_ONESHOT_INACTIVE' })
+    }
+  }
   return uninstall
 }
 
 /**
- * Restores the exact original ServerResponse#end. Idempotent.
+ * Restores what install() replaced, and only that: a wrapper another module
+ * put on ServerResponse#end or #writeHead since stays in place. Idempotent.
  */
 function uninstall () {
-  shim.uninstall()
+  if (shim !== null) shim.uninstall()
+}
+
+/**
+ * Whether the patch is in place.
+ * @returns {boolean}
+ */
+function isInstalled () {
+  return shim !== null && shim.isInstalled()
+}
+
+/**
+ * Whether responses can take the native path: installed, the addon loaded,
+ * and the Node line is one the shim reproduces.
+ * @returns {boolean}
+ */
+function isActive () {
+  return isInstalled() && inactiveReason() === null
 }
 
 /**
@@ -66,6 +118,7 @@ function uninstall () {
  * @returns {{ native: number, fallback: number, reasons: Record<string, number> }}
  */
 function stats () {
+  if (shim === null) return { native: 0, fallback: 0, reasons: {} }
   return {
     native: shim.stats.native,
     fallback: shim.stats.fallback,
@@ -74,20 +127,34 @@ function stats () {
 }
 
 function resetStats () {
+  if (shim === null) return
   shim.stats.native = 0
   shim.stats.fallback = 0
   for (const key of Object.keys(shim.stats.reasons)) delete shim.stats.reasons[key]
 }
 
+/**
+ * The decision function: null when res.end(chunk, encoding) may take the
+ * native path, else the FALLBACK reason.
+ */
+function fallbackReason (res, chunk, encoding) {
+  return loadShim().fallbackReason(res, chunk, encoding)
+}
+
 module.exports = {
-  buildHttpMessage: build.buildHttpMessage,
-  isNative: build.isNative,
-  loadError: build.loadError,
   install,
   uninstall,
-  isInstalled: shim.isInstalled,
+  isInstalled,
+  isActive,
   stats,
   resetStats,
-  fallbackReason: shim.fallbackReason,
-  FALLBACK: shim.FALLBACK
+  fallbackReason
 }
+
+// Values that need http or the addon are read on first use.
+Object.defineProperties(module.exports, {
+  buildHttpMessage: { enumerable: true, get: () => require('./build.js').buildHttpMessage },
+  isNative: { enumerable: true, get: () => bindingState().binding !== null },
+  loadError: { enumerable: true, get: () => bindingState().loadError },
+  FALLBACK: { enumerable: true, get: () => loadShim().FALLBACK }
+})

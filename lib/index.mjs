@@ -7,6 +7,7 @@ export const {
   install,
   uninstall,
   isInstalled,
+  isActive,
   stats,
   resetStats,
   fallbackReason,

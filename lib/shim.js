@@ -24,10 +24,15 @@ const { ServerResponse, OutgoingMessage } = http
 const legacyEnd = OutgoingMessage.prototype.end
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 
-function count (reason) {
+// Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
+// the response (the line is built only then).
+function count (reason, res) {
   stats.fallback++
   stats.reasons[reason] = (stats.reasons[reason] || 0) + 1
-  if (debug.enabled) debug('fallback: %s', reason)
+  if (debug.enabled) {
+    const req = res.req
+    debug('fallback: %s %s %s %s', reason, req ? req.method : '-', req ? req.url : '-', res.statusCode)
+  }
 }
 
 function bodyLength (chunk, encoding) {
@@ -52,12 +57,12 @@ function nativeEnd (res, chunk, encoding, callback) {
     }
     len = bodyLength(chunk, encoding)
     if (len > options.maxBodySize) {
-      count(FALLBACK.BODY_TOO_LARGE)
+      count(FALLBACK.BODY_TOO_LARGE, res)
       return false
     }
     // A UTF-8 string has as many bytes as chars only when it is ASCII.
     if ((flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) {
-      count(FALLBACK.NON_ASCII)
+      count(FALLBACK.NON_ASCII, res)
       return false
     }
   }
@@ -74,13 +79,13 @@ function nativeEnd (res, chunk, encoding, callback) {
     lines = render.renderFresh(res, len)
     if (lines === RENDER_FALLBACK) {
       res._contentLength = previousLength
-      count(render.renderFailure())
+      count(render.renderFailure(), res)
       return false
     }
     if (lines === RENDER_BY_NODE) {
       res._implicitHeader()
       if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
-        count(FALLBACK.CHUNKED)
+        count(FALLBACK.CHUNKED, res)
         return false
       }
       lines = countLines(res._header)
@@ -102,7 +107,7 @@ function nativeEnd (res, chunk, encoding, callback) {
 
   const code = send(res, slot, length, lines, chunk, len, flags, callback)
   if (code !== 0) {
-    count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID)
+    count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
     return false
   }
   stats.native++
@@ -115,7 +120,7 @@ function nativeEnd (res, chunk, encoding, callback) {
  * were read already, an object that hands Node those values).
  */
 function writeHead (statusCode, reason, obj) {
-  if (binding !== null && internals !== null && !decide.httpDebug) {
+  if (installed && binding !== null && internals !== null && !decide.httpDebug) {
     const done = render.fastWriteHead(this, statusCode, reason, obj)
     if (done === true) return this
     if (done !== false) return resWriteHead.call(this, statusCode, done[0], done[1])
@@ -142,11 +147,14 @@ function end (chunk, encoding, callback) {
   // A wrapper of OutgoingMessage#end installed after this one is Node's
   // end() as far as this response is concerned.
   const nodeEnd = OutgoingMessage.prototype.end
+  // After uninstall() a wrapper that captured this function still calls it:
+  // Node's own end() then runs, uncounted.
+  if (!installed) return nodeEnd.call(this, chunk, encoding, callback)
   const reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
   if (reason === null) {
     if (nativeEnd(this, c, e, cb)) return this
   } else {
-    count(reason)
+    count(reason, this)
   }
   return nodeEnd.call(this, chunk, encoding, callback)
 }
@@ -171,15 +179,32 @@ function install () {
   installed = true
 }
 
+// The value of an own data property, without running a getter.
+function ownValue (obj, key) {
+  const desc = Object.getOwnPropertyDescriptor(obj, key)
+  return desc === undefined ? undefined : desc.value
+}
+
+// Restores what install() replaced, and only that: a method another module
+// replaced since (an APM agent wrapping ServerResponse#end, say) stays, since
+// putting the original back would silently drop that module's wrapper. The
+// wrapper may still call this shim's end() or writeHead(), which is what it
+// wrapped.
 function uninstall () {
   if (!installed) return
-  if (previousEnd === undefined) {
-    delete ServerResponse.prototype.end
-  } else {
-    Object.defineProperty(ServerResponse.prototype, 'end', previousEnd)
+  const proto = ServerResponse.prototype
+  if (ownValue(proto, 'end') === end) {
+    if (previousEnd === undefined) {
+      delete proto.end
+    } else {
+      Object.defineProperty(proto, 'end', previousEnd)
+    }
   }
+  previousEnd = undefined
   if (previousWriteHead !== undefined) {
-    Object.defineProperty(ServerResponse.prototype, 'writeHead', previousWriteHead)
+    if (ownValue(proto, 'writeHead') === writeHead) {
+      Object.defineProperty(proto, 'writeHead', previousWriteHead)
+    }
     previousWriteHead = undefined
     decide.setWriteHead(resWriteHead)
   }

@@ -158,6 +158,76 @@ t.test('HTTP_ONESHOT=0 with -r leaves Node untouched', async t => {
   t.equal(out.own, false)
 })
 
+// Apps that look at Node's module list before and after they load http
+// themselves: the preload must not have loaded any of Node's HTTP modules,
+// and the patch must be in place once the app has loaded http.
+const PROBE = `
+const httpModules = () => process.moduleLoadList.filter((m) => /^NativeModule (https?|_http_\\w+)$/.test(m))
+const bindingLoaded = () => Object.keys(require.cache).some((f) => f.endsWith(${JSON.stringify(path.join('lib', 'binding.js'))}))
+const before = httpModules()
+const bindingBefore = bindingLoaded()
+`
+const REPORT = `
+const oneshot = require('http-oneshot')
+console.log(JSON.stringify({
+  before,
+  bindingBefore,
+  after: httpModules(),
+  installed: oneshot.isInstalled(),
+  shimEnd: require('node:http').ServerResponse.prototype.end !== require('node:http').OutgoingMessage.prototype.end,
+  bindingAfter: bindingLoaded()
+}))
+`
+const LAZY_CJS = writeApp('lazy.cjs', `'use strict'
+${PROBE}
+require(process.env.APP_HTTP || 'node:http')
+${REPORT}`)
+const LAZY_ESM = writeApp('lazy.mjs', `import { createRequire } from 'node:module'
+const require = createRequire(import.meta.url)
+${PROBE}
+await import(process.env.APP_HTTP || 'node:http')
+${REPORT}`)
+
+const PRELOADS = [
+  ['-r', REGISTER_CJS],
+  ['-r', 'http-oneshot/register'],
+  ['--import', pathToFileURL(REGISTER_ESM).href],
+  ['--import', 'http-oneshot/register']
+]
+
+for (const preload of PRELOADS) {
+  for (const app of [LAZY_CJS, LAZY_ESM]) {
+    t.test(`node ${preload.join(' ')} ${path.basename(app)}: no http until the app loads it`, async t => {
+      const out = output(t, await run([...preload, app]))
+      t.strictSame(out.before, [], 'no HTTP module was loaded before the app ran')
+      t.equal(out.bindingBefore, false, 'nor the addon')
+      t.ok(out.after.includes('NativeModule http'), 'the app loaded http')
+      t.equal(out.installed, true, 'installed once the app loaded http')
+      t.equal(out.shimEnd, true, "ServerResponse#end is the shim's")
+    })
+  }
+}
+
+t.test('loading https installs too', async t => {
+  for (const app of [LAZY_CJS, LAZY_ESM]) {
+    const out = output(t, await run(['-r', REGISTER_CJS, app], { APP_HTTP: 'node:https' }))
+    t.strictSame(out.before, [])
+    t.equal(out.installed, true, path.basename(app))
+  }
+})
+
+t.test('HTTP_ONESHOT=0: the preload loads neither http nor the addon', async t => {
+  for (const preload of [PRELOADS[0], PRELOADS[2]]) {
+    for (const app of [LAZY_CJS, LAZY_ESM]) {
+      const out = output(t, await run([...preload, app], { HTTP_ONESHOT: '0' }))
+      t.strictSame(out.before, [], `${preload[0]} ${path.basename(app)}`)
+      t.equal(out.installed, false)
+      t.equal(out.shimEnd, false)
+      t.equal(out.bindingAfter, false, 'lib/binding.js was never loaded')
+    }
+  }
+})
+
 t.test('the exports map', async t => {
   t.test('require.resolve from an app directory', async t => {
     const paths = [appDir]

@@ -118,6 +118,53 @@ t.test('install() and uninstall()', async t => {
     t.notOk(oneshot.isInstalled())
   })
 
+  t.test('uninstall() leaves a wrapper added after install() in place', async t => {
+    const writeHead = ServerResponse.prototype.writeHead
+    oneshot.install()
+    const ours = { end: ServerResponse.prototype.end, writeHead: ServerResponse.prototype.writeHead }
+    // What an APM agent does: wrap the current methods, calling through.
+    function agentEnd () { return ours.end.apply(this, arguments) }
+    function agentWriteHead () { return ours.writeHead.apply(this, arguments) }
+    ServerResponse.prototype.end = agentEnd
+    ServerResponse.prototype.writeHead = agentWriteHead
+    try {
+      oneshot.uninstall()
+      t.notOk(oneshot.isInstalled())
+      t.equal(ServerResponse.prototype.end, agentEnd, 'the wrapper of end() stays')
+      t.equal(ServerResponse.prototype.writeHead, agentWriteHead, 'the wrapper of writeHead() stays')
+    } finally {
+      delete ServerResponse.prototype.end
+      ServerResponse.prototype.writeHead = writeHead
+    }
+
+    // Only one of the two wrapped: the other is restored.
+    oneshot.install()
+    ServerResponse.prototype.end = agentEnd
+    try {
+      oneshot.uninstall()
+      t.equal(ServerResponse.prototype.end, agentEnd, 'the wrapper of end() stays')
+      t.equal(ServerResponse.prototype.writeHead, writeHead, 'writeHead() is Node\'s again')
+    } finally {
+      delete ServerResponse.prototype.end
+    }
+  })
+
+  t.test('install() without options keeps options an earlier call set', async t => {
+    t.teardown(() => {
+      oneshot.install({ maxBodySize: shim.DEFAULT_MAX_BODY })
+      oneshot.uninstall()
+    })
+    oneshot.install({ maxBodySize: 10 })
+    oneshot.install()
+    t.equal(shim.options.maxBodySize, 10, 'a second install() changes nothing')
+    oneshot.uninstall()
+    oneshot.install({})
+    t.equal(shim.options.maxBodySize, 10, 'nor does install({}) after uninstall()')
+    oneshot.install({ maxBodySize: 20 })
+    t.equal(shim.options.maxBodySize, 20, 'an option given is set')
+    oneshot.uninstall()
+  })
+
   // lib/shim.js keeps whatever descriptor was there; index.js install()
   // refuses in that case (next test), so this goes through the shim module.
   t.test('shim.install() restores an existing own descriptor exactly', async t => {
@@ -757,13 +804,13 @@ process.nextTick(() => Object.defineProperty(net.Socket.prototype, '_writeGeneri
     t.match(result.stderr, /HTTP \d+: outgoing message end\./, "Node's own end() printed its line")
   })
 
-  t.test('NODE_DEBUG=http-oneshot logs fallbacks with their reason', async t => {
+  t.test('NODE_DEBUG=http-oneshot logs fallbacks with reason, method, URL and status', async t => {
     const result = await runChild(serverScript({ chunk: "'x'.repeat(20000)" }),
       { NODE_DEBUG: 'http-oneshot' })
     const out = parseChild(t, result)
     const reason = expectedReason(FALLBACK.BODY_TOO_LARGE)
     t.equal(out.reason, reason)
-    t.match(result.stderr, new RegExp(`HTTP-ONESHOT \\d+: fallback: ${reason}\n`))
+    t.match(result.stderr, new RegExp(`HTTP-ONESHOT \\d+: fallback: ${reason} GET / 200\n`))
   })
 
   t.test('NODE_DEBUG unset: no fallback lines', async t => {

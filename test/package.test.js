@@ -1,0 +1,131 @@
+'use strict'
+
+// What a user installs: `npm pack` (whose prepack step makes the prebuild)
+// gives a tarball carrying prebuilds/<platform>-<arch>/, and that tarball,
+// installed into a fresh app with --ignore-scripts (no compiler runs), takes
+// the native path. Nothing here uses the network: node-gyp-build, the one
+// runtime dependency, is packed from this repository's node_modules and
+// installed from that tarball with --offline.
+
+const childProcess = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const t = require('tap')
+
+const { expectedStats } = require('./helpers/expect-path.js')
+
+const ROOT = path.join(__dirname, '..')
+const PLATFORM = `${process.platform}-${process.arch}`
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-package-'))
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+// npm, with the parent npm's per-run settings (npm test's own lifecycle
+// variables) and NODE_OPTIONS left out.
+function npm (args, cwd) {
+  const env = { ...process.env }
+  for (const key of Object.keys(env)) {
+    if (/^npm_(lifecycle|package|config_(global|prefix|offline|ignore_scripts))/i.test(key)) delete env[key]
+  }
+  delete env.NODE_OPTIONS
+  delete env.HTTP_ONESHOT
+  delete env.HTTP_ONESHOT_NATIVE
+  const res = childProcess.spawnSync('npm', args, { cwd, env, encoding: 'utf8', timeout: 60000 })
+  return { code: res.status, out: (res.stdout || '') + (res.stderr || '') }
+}
+
+function packInto (t, cwd) {
+  const before = new Set(fs.readdirSync(dir))
+  const res = npm(['pack', '--pack-destination', dir, cwd], ROOT)
+  const made = fs.readdirSync(dir).filter((f) => f.endsWith('.tgz') && !before.has(f))
+  if (res.code !== 0 || made.length !== 1) {
+    t.fail(`npm pack ${cwd} failed:\n${res.out}`)
+    return null
+  }
+  return path.join(dir, made[0])
+}
+
+function makeApp (name) {
+  const app = path.join(dir, name)
+  fs.mkdirSync(app)
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name, private: true }))
+  return app
+}
+
+// The app: one real response, then what the package says about itself.
+const APP = `'use strict'
+const http = require('node:http')
+const net = require('node:net')
+const oneshot = require('http-oneshot')
+oneshot.install()
+const server = http.createServer((req, res) => res.end('hello'))
+server.listen(0, '127.0.0.1', () => {
+  const socket = net.connect(server.address().port, '127.0.0.1', () => {
+    socket.write('GET / HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n')
+  })
+  const chunks = []
+  socket.on('data', (c) => chunks.push(c))
+  socket.on('close', () => {
+    server.close()
+    console.log(JSON.stringify({
+      isNative: oneshot.isNative,
+      loadError: oneshot.loadError && oneshot.loadError.message,
+      addon: require('node-gyp-build').resolve(require('node:path').dirname(require.resolve('http-oneshot/package.json'))),
+      stats: oneshot.stats(),
+      response: Buffer.concat(chunks).toString('latin1')
+    }))
+  })
+})
+`
+
+function runApp (t, app) {
+  fs.writeFileSync(path.join(app, 'app.js'), APP)
+  const env = { ...process.env }
+  delete env.NODE_OPTIONS
+  delete env.HTTP_ONESHOT
+  delete env.HTTP_ONESHOT_NATIVE
+  delete env.NODE_DEBUG
+  const res = childProcess.spawnSync(process.execPath, ['app.js'], { cwd: app, env, encoding: 'utf8', timeout: 20000 })
+  t.equal(res.status, 0, 'the app runs: ' + res.stderr)
+  try {
+    return JSON.parse(res.stdout.trim().split('\n').pop())
+  } catch {
+    t.fail('the app printed JSON: ' + res.stdout + res.stderr)
+    return {}
+  }
+}
+
+t.test('npm pack, then install with --ignore-scripts: the native path runs', async t => {
+  const tarball = packInto(t, ROOT)
+  if (tarball === null) return
+  t.ok(fs.existsSync(path.join(ROOT, 'prebuilds', PLATFORM)), `prepack made prebuilds/${PLATFORM}`)
+  const gypBuild = packInto(t, path.dirname(require.resolve('node-gyp-build/package.json')))
+  if (gypBuild === null) return
+
+  const app = makeApp('app-ignore-scripts')
+  const res = npm(['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund',
+    '--no-package-lock', tarball, gypBuild], app)
+  t.equal(res.code, 0, 'npm install --offline --ignore-scripts: ' + res.out)
+  const installed = path.join(app, 'node_modules', 'http-oneshot')
+  t.notOk(fs.existsSync(path.join(installed, 'build')), 'nothing was compiled')
+  const prebuilds = fs.readdirSync(path.join(installed, 'prebuilds', PLATFORM))
+  t.match(prebuilds, [/^http-oneshot\.napi(\.glibc|\.musl)?\.node$/], 'one Node-API prebuild')
+
+  const out = runApp(t, app)
+  t.equal(out.isNative, true, 'isNative: ' + out.loadError)
+  t.equal(out.addon, path.join(installed, 'prebuilds', PLATFORM, prebuilds[0]), 'loaded from prebuilds/')
+  t.strictSame(out.stats, expectedStats({ native: 1, fallback: 0, reasons: {} }), 'one native response')
+  t.match(out.response, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nhello$/)
+
+  t.test('a normal install runs the install script, which finds the prebuild', async t => {
+    const app = makeApp('app-scripts')
+    const res = npm(['install', '--offline', '--foreground-scripts', '--no-audit', '--no-fund',
+      '--no-package-lock', tarball, gypBuild], app)
+    t.equal(res.code, 0, res.out)
+    t.notMatch(res.out, /native addon not built|gyp info/, 'no build ran')
+    t.notOk(fs.existsSync(path.join(app, 'node_modules', 'http-oneshot', 'build')))
+    t.equal(runApp(t, app).isNative, true)
+  })
+})
