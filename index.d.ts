@@ -83,6 +83,10 @@ export interface Stats {
   native: number
   /** Responses handed to Node's own end(). */
   fallback: number
+  /** Native responses written whole to the socket's descriptor by C. */
+  direct: number
+  /** Native responses the kernel took in part; the rest went through socket.write(). */
+  partial: number
   /** Fallbacks per reason. */
   reasons: Partial<Record<FallbackReason, number>>
 }

@@ -118,10 +118,14 @@ function isActive () {
  * @returns {{ native: number, fallback: number, reasons: Record<string, number> }}
  */
 function stats () {
-  if (shim === null) return { native: 0, fallback: 0, reasons: {} }
+  if (shim === null) return { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {} }
   return {
     native: shim.stats.native,
     fallback: shim.stats.fallback,
+    // Native responses written to the socket's descriptor by C: whole
+    // (direct), or in part with the rest through socket.write() (partial).
+    direct: shim.directStats.direct,
+    partial: shim.directStats.partial,
     reasons: Object.assign({}, shim.stats.reasons)
   }
 }
@@ -130,6 +134,8 @@ function resetStats () {
   if (shim === null) return
   shim.stats.native = 0
   shim.stats.fallback = 0
+  shim.directStats.direct = 0
+  shim.directStats.partial = 0
   for (const key of Object.keys(shim.stats.reasons)) delete shim.stats.reasons[key]
 }
 

@@ -12,6 +12,10 @@ const FLAGS = binding === null ? null : binding.flags
 // sendCached() results (src/binding.c, src/send.h).
 const SEND_REJECT = 100
 
+// Responses whose bytes went to the descriptor directly: whole, or in part
+// with the rest through socket.write().
+const directStats = { direct: 0, partial: 0 }
+
 // --- What a direct write must reproduce --------------------------------------
 //
 // socket.write(buffer, cb) on an idle TCP socket whose kernel buffer takes
@@ -200,6 +204,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
   if (typeof callback === 'function') res.once('finish', callback)
   if (out === null) {
     // Written whole: leave what socket.write() would have left.
+    directStats.direct++
     socket._writableState.pendingcb++
     socket._unrefTimer()
     countDirect(handle, total)
@@ -208,6 +213,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
     // Written in part: the rest goes through socket.write(), and the
     // socket's counters read as if Node had written the whole message.
     const rest = out.subarray(written)
+    directStats.partial++
     countDirect(handle, written)
     socket.write(rest, () => onFinish(res))
     const state = socket._writableState
@@ -226,4 +232,4 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
   return 0
 }
 
-module.exports = { FLAGS, countLines, send }
+module.exports = { FLAGS, countLines, send, directStats }

@@ -11,7 +11,7 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
-const { FLAGS, countLines, send } = require('./send.js')
+const { FLAGS, countLines, send, directStats } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
 
@@ -220,6 +220,7 @@ module.exports = {
   uninstall,
   isInstalled: () => installed,
   stats,
+  directStats,
   options,
   legacyEnd
 }
