@@ -15,7 +15,7 @@ const t = require('tap')
 const oneshot = require('../lib/index.js')
 const shim = require('../lib/shim.js')
 const internals = require('../lib/internals.js')
-const { expectedPath, expectedReason, expectedStats, shimActive } = require('./helpers/expect-path.js')
+const { expectedPath, expectedReason, expectedStats, shimActive, pathStats } = require('./helpers/expect-path.js')
 const { close, exchange, listen, pathCounts, request } = require('./helpers/framework-capture.js')
 
 t.jobs = 1
@@ -209,7 +209,7 @@ t.test('install() and uninstall()', async t => {
       const out = parseChild(t, await runChild(serverScript(), { HTTP_ONESHOT: value }))
       t.equal(out.ownAfter, false, 'no own ServerResponse#end')
       t.equal(out.installed, false)
-      t.strictSame(out.stats, { native: 0, fallback: 0, reasons: {} }, 'nothing counted')
+      t.strictSame(pathStats(out.stats), { native: 0, fallback: 0, reasons: {} }, 'nothing counted')
       t.match(out.response, /^HTTP\/1\.1 200 OK\r\n/)
     })
   }
@@ -217,7 +217,7 @@ t.test('install() and uninstall()', async t => {
   t.test('HTTP_ONESHOT=1 installs', async t => {
     const out = parseChild(t, await runChild(serverScript(), { HTTP_ONESHOT: '1' }))
     t.equal(out.ownAfter, true)
-    t.strictSame(out.stats, expectedStats({ native: 1, fallback: 0, reasons: {} }))
+    t.strictSame(pathStats(out.stats), expectedStats({ native: 1, fallback: 0, reasons: {} }))
   })
 })
 
@@ -269,19 +269,21 @@ t.test('install({ maxBodySize })', async t => {
 t.test('stats() and resetStats()', async t => {
   oneshot.resetStats()
   const zero = oneshot.stats()
-  t.strictSame(zero, { native: 0, fallback: 0, reasons: {} })
-  t.strictSame(Object.keys(zero), ['native', 'fallback', 'reasons'])
+  t.strictSame(zero, { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {} })
+  t.strictSame(Object.keys(zero), ['native', 'fallback', 'direct', 'partial', 'reasons'])
   shim.stats.native = 3
   shim.stats.fallback = 2
   shim.stats.reasons.head = 2
+  shim.directStats.direct = 2
+  shim.directStats.partial = 1
   const s = oneshot.stats()
-  t.strictSame(s, { native: 3, fallback: 2, reasons: { head: 2 } })
+  t.strictSame(s, { native: 3, fallback: 2, direct: 2, partial: 1, reasons: { head: 2 } })
   s.reasons.head = 99
   s.native = 99
   t.equal(oneshot.stats().reasons.head, 2, 'stats() returns a copy')
   t.equal(oneshot.stats().native, 3)
   oneshot.resetStats()
-  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, reasons: {} })
+  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {} })
 })
 
 t.test('FALLBACK', async t => {
@@ -778,7 +780,7 @@ t.test('reasons produced in child processes', async t => {
   t.test('no-binding: HTTP_ONESHOT_NATIVE=0', async t => {
     const out = parseChild(t, await runChild(serverScript(), { HTTP_ONESHOT_NATIVE: '0' }))
     t.equal(out.reason, FALLBACK.NO_BINDING)
-    t.strictSame(out.stats, { native: 0, fallback: 1, reasons: { 'no-binding': 1 } })
+    t.strictSame(pathStats(out.stats), { native: 0, fallback: 1, reasons: { 'no-binding': 1 } })
     t.match(out.response, /\r\n\r\nhello$/)
   })
 
@@ -792,7 +794,7 @@ process.nextTick(() => Object.defineProperty(net.Socket.prototype, '_writeGeneri
 `
     const out = parseChild(t, await runChild(serverScript({ before })))
     t.equal(out.reason, FALLBACK.UNSUPPORTED_NODE)
-    t.strictSame(out.stats, { native: 0, fallback: 1, reasons: { 'unsupported-node': 1 } })
+    t.strictSame(pathStats(out.stats), { native: 0, fallback: 1, reasons: { 'unsupported-node': 1 } })
     t.match(out.response, /\r\n\r\nhello$/)
   })
 
@@ -800,7 +802,7 @@ process.nextTick(() => Object.defineProperty(net.Socket.prototype, '_writeGeneri
     const result = await runChild(serverScript(), { NODE_DEBUG: 'http' })
     const out = parseChild(t, result)
     t.equal(out.reason, expectedReason(FALLBACK.DEBUG))
-    t.strictSame(out.stats, expectedStats({ native: 0, fallback: 1, reasons: { debug: 1 } }))
+    t.strictSame(pathStats(out.stats), expectedStats({ native: 0, fallback: 1, reasons: { debug: 1 } }))
     t.match(result.stderr, /HTTP \d+: outgoing message end\./, "Node's own end() printed its line")
   })
 

@@ -11,7 +11,7 @@ const net = require('node:net')
 const t = require('tap')
 
 const oneshot = require('../lib/index.js')
-const { expectedStats, shimActive } = require('./helpers/expect-path.js')
+const { expectedStats, shimActive, pathStats } = require('./helpers/expect-path.js')
 const { close, listen } = require('./helpers/framework-capture.js')
 
 t.jobs = 1
@@ -164,7 +164,7 @@ t.test('ClientRequest is untouched', async t => {
       } finally {
         uninstall()
       }
-      t.strictSame(oneshot.stats(), ZERO, 'a client request is never counted')
+      t.strictSame(pathStats(oneshot.stats()), ZERO, 'a client request is never counted')
       t.equal(patched.text, legacy.text, 'the request bytes are identical')
       t.equal(patched.status, 204)
       t.match(legacy.text, /^POST \/echo HTTP\/1\.1\r\n/, 'a request was captured')
@@ -188,7 +188,7 @@ t.test('ClientRequest is untouched', async t => {
       uninstall()
     }
     t.strictSame(res, { status: 200, body: 'got payload of a post' })
-    t.strictSame(oneshot.stats(), expectedStats({ native: 1, fallback: 0, reasons: {} }),
+    t.strictSame(pathStats(oneshot.stats()), expectedStats({ native: 1, fallback: 0, reasons: {} }),
       'only the server response was counted')
   })
 })
@@ -259,7 +259,7 @@ t.test('HTTP/2 compatibility responses', async t => {
       } finally {
         uninstall()
       }
-      t.strictSame(oneshot.stats(), ZERO, 'HTTP/2 responses are never counted')
+      t.strictSame(pathStats(oneshot.stats()), ZERO, 'HTTP/2 responses are never counted')
       t.strictSame(patched, legacy, 'the same headers and body')
       t.ok(legacy.headers[':status'] >= 200)
     })

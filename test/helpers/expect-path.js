@@ -62,4 +62,15 @@ function expectedReason (reason) {
   return shimActive ? reason : UNSUPPORTED
 }
 
-module.exports = { UNSUPPORTED, expectedPath, expectedReason, expectedStats, shimActive }
+/**
+ * The path counts of a stats() result (native, fallback, reasons), without
+ * the write counters (direct, partial), which depend on the kernel.
+ *
+ * @param {object} stats
+ * @returns {{native: number, fallback: number, reasons: object}}
+ */
+function pathStats (stats) {
+  return { native: stats.native, fallback: stats.fallback, reasons: stats.reasons }
+}
+
+module.exports = { UNSUPPORTED, expectedPath, expectedReason, expectedStats, pathStats, shimActive }
