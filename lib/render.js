@@ -558,8 +558,14 @@ function fastWriteHead (res, statusCode, reason, obj) {
   // Values in order, each read once; one not equal to the cached entry's is
   // checked before the next is read, as _storeHeader() throws at the first
   // bad value.
-  for (let i = 0; i < n; i++) {
-    const key = names[i]
+  // A for-in loop again rather than names[i]: V8 reads obj[key] through the
+  // enumeration cache there, where a keyed load would go megamorphic.
+  let i = 0
+  for (const key in obj) {
+    if (!hasOwn(obj, key)) continue
+    // A getter that added or deleted a key changes the enumeration: Node's
+    // own loop sees what it sees from here on.
+    if (i >= n || key !== names[i]) return handOver(obj, reason, i, null, false, undefined)
     let value
     try {
       value = obj[key]
@@ -568,9 +574,15 @@ function fastWriteHead (res, statusCode, reason, obj) {
     }
     values[i] = value
     if (e !== null) {
-      if (i === lengthAt ? lengthCacheable(value) : e.values[i] === value) continue
+      if (i === lengthAt ? lengthCacheable(value) : e.values[i] === value) {
+        i++
+        continue
+      }
       e = findEntry(code, message, n, i + 1)
-      if (e !== null) continue
+      if (e !== null) {
+        i++
+        continue
+      }
     }
     const type = typeof value
     if (type === 'string') {
@@ -580,7 +592,9 @@ function fastWriteHead (res, statusCode, reason, obj) {
         return handOver(obj, reason, i + 1, null, false, undefined)
       }
     }
+    i++
   }
+  if (i !== n) return handOver(obj, reason, i, null, false, undefined)
 
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = values[lengthAt]

@@ -1,0 +1,382 @@
+'use strict'
+
+// Classifies, by behaviour, the protocol of Node's own
+// OutgoingMessage#end on an HTTP/1.1 ServerResponse: what it writes to the
+// socket, where the finish callback rides, how end() callbacks are kept and
+// called, and what the response reads before and after 'finish'.
+//
+// - 'node20': the Node 20/22 protocol (also 24.0-24.19 and 26.0-26.6). A
+//   body goes out as header+body, then an empty latin1 write carries the
+//   finish callback; end(cb) is once('finish', cb), so cb() runs (no
+//   argument) after the server's own 'finish' listener; writableFinished is
+//   computed from finished/outputSize/socket.writableLength; a write error
+//   still emits 'finish'.
+// - 'node24': the protocol of 24.21+ and 26.8+ (24.22.3 and 26.12.1). A
+//   final chunk that needs no framing rides one write, header+body, which
+//   carries onFinish(res, err); end(cb) pushes cb on res[kEndCallbacks]
+//   (null until then), and those run with null before 'finish', right after
+//   res[kWritableFinished] turned true; on a write error they run with the
+//   error, res[kFlushError] keeps it and 'finish' is never emitted.
+// - null: anything else, including 24.20.x (end callbacks queued as in
+//   'node24' but a separate empty finish write as in 'node20'), and any
+//   probe that threw or saw something unexpected.
+//
+// The probe runs Node's own methods on a response built on a fake request
+// and a recording fake socket, synchronously: the socket stores the write
+// callbacks and the probe runs them itself, as Writable's afterWrite would
+// (cb(null)) or as onwriteError would (cb(err)). Nothing global changes:
+// sendDate is off (no utcDate() cache or timer), keep-alive is off (no
+// keep-alive header cache on 26.12+), the reason phrase is not the default
+// one (no status line cache on 26.12+), and when a diagnostics_channel
+// subscriber listens for 'http.server.response.created' the response is
+// built without running ServerResponse's constructor body, so that the
+// subscriber never sees the probe's response. The one leftover is the
+// process.nextTick() by which 'node24' delivers an end() callback after a
+// flush error: it calls a function of this module that does nothing.
+
+const http = require('node:http')
+const EventEmitter = require('node:events')
+const dc = require('node:diagnostics_channel')
+
+const BODY = 'ok'
+const REASON = 'Probe'
+
+function findSymbol (obj, description) {
+  for (const sym of Object.getOwnPropertySymbols(obj)) {
+    if (sym.description === description) return sym
+  }
+  return null
+}
+
+function symbolNames (obj) {
+  return Object.getOwnPropertySymbols(obj).map((sym) => sym.description)
+}
+
+function fakeRequest () {
+  return {
+    method: 'GET',
+    url: '/',
+    httpVersionMajor: 1,
+    httpVersionMinor: 1,
+    headers: {},
+    rawHeaders: []
+  }
+}
+
+// A ServerResponse on the fake request. Constructing one publishes it on
+// 'http.server.response.created' (Node 24+); with a subscriber there the
+// instance is made by OutgoingMessage's constructor alone, with the fields
+// ServerResponse's constructor sets on an HTTP/1.1 GET.
+function newResponse (SR, OM) {
+  const req = fakeRequest()
+  const channel = dc.channel('http.server.response.created')
+  if (!channel.hasSubscribers) return new SR(req)
+  const res = Reflect.construct(OM, [], SR)
+  res.req = req
+  res.sendDate = true
+  res._sent100 = false
+  res._expect_continue = false
+  return res
+}
+
+function noop () {}
+
+// A socket that records cork(), uncork() and write() calls and keeps the
+// write callbacks. Writes made while corked are buffered (writableLength
+// counts them) and flushed by the uncork that clears the cork, as a fast
+// net.Socket whose handle takes every write at once.
+function fakeSocket () {
+  const socket = new EventEmitter()
+  const state = { corked: 0 }
+  const calls = []
+  const writes = []
+  let buffered = 0
+  socket._httpMessage = null
+  socket.writable = true
+  socket.destroyed = false
+  socket.errored = null
+  socket._hadError = false
+  socket.writableHighWaterMark = 16384
+  socket._writableState = state
+  Object.defineProperty(socket, 'writableCorked', { get: () => state.corked })
+  Object.defineProperty(socket, 'writableLength', { get: () => buffered })
+  socket.cork = function cork () {
+    calls.push('cork')
+    state.corked++
+  }
+  socket.uncork = function uncork () {
+    calls.push('uncork')
+    if (state.corked > 0) state.corked--
+    if (state.corked === 0) buffered = 0
+  }
+  socket.write = function write (chunk, encoding, callback) {
+    if (typeof encoding === 'function') {
+      callback = encoding
+      encoding = null
+    }
+    calls.push('write')
+    writes.push({
+      chunk,
+      encoding: encoding === undefined ? null : encoding,
+      callback: typeof callback === 'function' ? callback : null,
+      corked: state.corked
+    })
+    const length = typeof chunk === 'string' ? chunk.length : chunk.byteLength
+    if (state.corked > 0) buffered += length
+    return true
+  }
+  return { socket, state, calls, writes }
+}
+
+// One run of end(): optionally writeHead() first, then end(BODY, cb1), a
+// second end(cb2) before the writes complete, the write callbacks run with
+// `writeError` (null for success), then a third end(cb3).
+function run (fns, withWriteHead, writeError) {
+  const { SR, OM, end, writeHead } = fns
+  const res = newResponse(SR, OM)
+  const out = {
+    freshSymbols: symbolNames(res),
+    writes: null,
+    calls: null,
+    atPrefinish: null,
+    afterEnd: null,
+    second: null,
+    events: [],
+    afterWrites: null,
+    third: null
+  }
+  res.sendDate = false
+  res.shouldKeepAlive = false
+  const { socket, state, calls, writes } = fakeSocket()
+  SR.prototype.assignSocket.call(res, socket)
+
+  const kCorked = findSymbol(res, 'corked')
+  const kEndCallbacks = findSymbol(res, 'kEndCallbacks')
+  const kWritableFinished = findSymbol(res, 'kWritableFinished')
+  const kFlushError = findSymbol(res, 'kFlushError')
+  const read = (sym) => (sym === null ? undefined : res[sym])
+
+  // The server's own 'finish' listener (resOnFinish) is added before the
+  // 'request' event: this one stands in for it.
+  res.on('finish', function onFinishEvent () {
+    out.events.push({ name: 'finish', args: arguments.length, writableFinished: res.writableFinished })
+  })
+  res.on('prefinish', () => {
+    out.atPrefinish = {
+      writableFinished: res.writableFinished,
+      headerSent: res._headerSent,
+      finished: res.finished,
+      corked: read(kCorked),
+      socketCorked: state.corked
+    }
+  })
+  function endCallback (name) {
+    return function (err) {
+      out.events.push({
+        name,
+        args: arguments.length,
+        err: err === undefined ? 'undefined' : err === null ? null : (err === writeError ? 'write-error' : err.code),
+        writableFinished: res.writableFinished,
+        pending: Array.isArray(read(kEndCallbacks)) ? read(kEndCallbacks).length : read(kEndCallbacks)
+      })
+    }
+  }
+  const cb1 = endCallback('cb1')
+  const cb2 = endCallback('cb2')
+  const cb3 = endCallback('cb3')
+
+  const finishListeners = res.listenerCount('finish')
+  if (withWriteHead) {
+    writeHead.call(res, 200, REASON, { 'Content-Length': String(BODY.length) })
+  } else {
+    // Not the default reason phrase: Node 26.12+ caches default status lines.
+    res.statusMessage = REASON
+  }
+  end.call(res, BODY, cb1)
+  out.writes = writes.map((w) => ({
+    chunk: w.chunk,
+    encoding: w.encoding,
+    callback: w.callback !== null,
+    corked: w.corked
+  }))
+  out.calls = calls.slice()
+  const queued = read(kEndCallbacks)
+  out.afterEnd = {
+    headerSent: res._headerSent,
+    finished: res.finished,
+    writableFinished: res.writableFinished,
+    corked: read(kCorked),
+    socketCorked: state.corked,
+    finishListenersAdded: res.listenerCount('finish') - finishListeners,
+    endCallbacks: Array.isArray(queued) ? queued.map((cb) => (cb === cb1 ? 'cb1' : 'other')) : queued,
+    writableFinishedField: read(kWritableFinished),
+    flushError: read(kFlushError),
+    symbols: symbolNames(res),
+    events: out.events.length
+  }
+
+  const eventsBefore = out.events.length
+  end.call(res, cb2)
+  const queued2 = read(kEndCallbacks)
+  out.second = {
+    calledSync: out.events.slice(eventsBefore).map((e) => e.name + ':' + e.err),
+    endCallbacks: Array.isArray(queued2)
+      ? queued2.map((cb) => (cb === cb1 ? 'cb1' : cb === cb2 ? 'cb2' : 'other'))
+      : queued2,
+    finishListenersAdded: res.listenerCount('finish') - finishListeners
+  }
+
+  for (const w of writes.slice()) {
+    if (w.callback !== null) w.callback(writeError)
+  }
+  out.afterWrites = {
+    writableFinished: res.writableFinished,
+    writableFinishedField: read(kWritableFinished),
+    flushError: read(kFlushError) === writeError && writeError !== null ? 'write-error' : read(kFlushError),
+    endCallbacks: read(kEndCallbacks),
+    writes: writes.length
+  }
+
+  const eventsBeforeThird = out.events.length
+  // A callback Node may defer with process.nextTick() (after a flush
+  // error) must not record anything once the probe has returned.
+  end.call(res, writeError === null ? cb3 : noop)
+  const queued3 = read(kEndCallbacks)
+  out.third = {
+    calledSync: out.events.slice(eventsBeforeThird).map((e) => e.name + ':' + e.err),
+    queued: Array.isArray(queued3) ? queued3.length : queued3,
+    finishListenersAdded: res.listenerCount('finish') - finishListeners
+  }
+  out.events = out.events.map((e) => e.name + '(' + [e.args, e.err, e.writableFinished, e.pending].join(',') + ')')
+  return out
+}
+
+/**
+ * Runs the probe and returns everything it recorded.
+ * @param {object} [fns] Node's own methods, taken before any patching:
+ *   { end, writeHead } (OutgoingMessage.prototype.end and
+ *   ServerResponse.prototype.writeHead); the current ones by default.
+ * @returns {object} the recordings of four runs (writeHead or implicit
+ *   header, write success or error)
+ */
+function probeReport (fns = {}) {
+  const SR = http.ServerResponse
+  const OM = http.OutgoingMessage
+  const all = {
+    SR,
+    OM,
+    end: typeof fns.end === 'function' ? fns.end : OM.prototype.end,
+    writeHead: typeof fns.writeHead === 'function' ? fns.writeHead : SR.prototype.writeHead
+  }
+  const writeError = new Error('probe write error')
+  return {
+    explicit: run(all, true, null),
+    implicit: run(all, false, null),
+    error: run(all, true, writeError)
+  }
+}
+
+function isHead (chunk) {
+  return typeof chunk === 'string' && chunk.startsWith('HTTP/1.1 200 ' + REASON + '\r\n') &&
+    chunk.endsWith('\r\n\r\n' + BODY) &&
+    chunk.indexOf('\r\nContent-Length: ' + BODY.length + '\r\n') !== -1 &&
+    chunk.indexOf('\r\nConnection: close\r\n') !== -1
+}
+
+function same (a, b) {
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+function isNode20 (r) {
+  for (const run of [r.explicit, r.implicit, r.error]) {
+    const w = run.writes
+    if (w.length !== 2 || !isHead(w[0].chunk) || w[0].encoding !== null || w[0].corked !== 1 ||
+        w[1].chunk !== '' || w[1].encoding !== 'latin1' || !w[1].callback || w[1].corked !== 1) {
+      return false
+    }
+    const a = run.afterEnd
+    if (!a.headerSent || !a.finished || a.corked !== 0 || a.socketCorked !== 0 ||
+        a.finishListenersAdded !== 1 || a.endCallbacks !== undefined ||
+        a.symbols.includes('kEndCallbacks') || !same(run.atPrefinish && run.atPrefinish.finished, true)) {
+      return false
+    }
+  }
+  const ok = r.explicit
+  // cb1 was once('finish'); the second end(cb) found writableFinished true
+  // (the fake socket's buffer is empty once uncorked) and got the error
+  // synchronously; 'finish' emitted without arguments, the server's
+  // listener first; the third end(cb) after 'finish' is rejected too.
+  if (!same(ok.second.calledSync, ['cb2:ERR_STREAM_ALREADY_FINISHED'])) return false
+  if (!same(ok.events, ['cb2(1,ERR_STREAM_ALREADY_FINISHED,true,)', 'finish(0,,true,)',
+    'cb1(0,undefined,true,)', 'cb3(1,ERR_STREAM_ALREADY_FINISHED,true,)'])) {
+    return false
+  }
+  if (!same(ok.third.calledSync, ['cb3:ERR_STREAM_ALREADY_FINISHED'])) return false
+  // A write error still emits 'finish' (onFinish ignores it).
+  const bad = r.error
+  return same(bad.events, ['cb2(1,ERR_STREAM_ALREADY_FINISHED,true,)', 'finish(0,,true,)',
+    'cb1(0,undefined,true,)'])
+}
+
+function isNode24 (r) {
+  for (const run of [r.explicit, r.implicit, r.error]) {
+    const w = run.writes
+    if (w.length !== 1 || !isHead(w[0].chunk) || w[0].encoding !== null || !w[0].callback ||
+        w[0].corked !== 1) {
+      return false
+    }
+    const a = run.afterEnd
+    if (!a.headerSent || !a.finished || a.writableFinished !== false || a.corked !== 0 ||
+        a.socketCorked !== 0 || a.finishListenersAdded !== 0 || !same(a.endCallbacks, ['cb1']) ||
+        a.writableFinishedField !== false || a.flushError !== null || a.events !== 0) {
+      return false
+    }
+    if (!same(run.atPrefinish, { writableFinished: false, headerSent: true, finished: true, corked: 0, socketCorked: 0 })) {
+      return false
+    }
+    // The second end(cb) before the write completed is queued behind cb1.
+    if (!same(run.second, { calledSync: [], endCallbacks: ['cb1', 'cb2'], finishListenersAdded: 0 })) {
+      return false
+    }
+  }
+  const ok = r.explicit
+  // cb1(null) and cb2(null) run after kWritableFinished turned true and
+  // before 'finish'; a third end(cb) is rejected synchronously.
+  if (!same(ok.events, ['cb1(1,,true,)', 'cb2(1,,true,)', 'finish(0,,true,)',
+    'cb3(1,ERR_STREAM_ALREADY_FINISHED,true,)'])) {
+    return false
+  }
+  if (ok.afterWrites.endCallbacks !== null || ok.afterWrites.writableFinishedField !== true) return false
+  if (!same(ok.third, { calledSync: ['cb3:ERR_STREAM_ALREADY_FINISHED'], queued: null, finishListenersAdded: 0 })) {
+    return false
+  }
+  // A write error goes to the end callbacks, is kept as the flush error,
+  // and 'finish' never comes; a later end(cb) is neither called nor queued
+  // synchronously (Node defers it with the flush error).
+  const bad = r.error
+  if (!same(bad.events, ['cb1(1,write-error,false,)', 'cb2(1,write-error,false,)'])) return false
+  if (bad.afterWrites.flushError !== 'write-error' || bad.afterWrites.writableFinished !== false ||
+      bad.afterWrites.endCallbacks !== null) {
+    return false
+  }
+  return same(bad.third, { calledSync: [], queued: null, finishListenersAdded: 0 })
+}
+
+/**
+ * Classifies Node's end() protocol by behaviour.
+ * @param {object} [fns] Node's own { end, writeHead }, taken before any
+ *   patching (the current prototype methods by default)
+ * @returns {'node20'|'node24'|null}
+ */
+function probeProtocol (fns) {
+  try {
+    const report = probeReport(fns)
+    if (isNode20(report)) return 'node20'
+    if (isNode24(report)) return 'node24'
+    return null
+  } catch {
+    return null
+  }
+}
+
+module.exports = { probeProtocol, probeReport }
