@@ -2,11 +2,12 @@
 
 // The server side of benchmark/http/simple.js, run as a child process:
 //   node benchmark/http/server.js mode=legacy|native|limit type=bytes len=4 \
-//     chunks=1 chunkedEnc=0 headers=0
+//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3]
 // It listens on 127.0.0.1:$PORT. The handler mirrors Node core's
 // benchmark/fixtures/simple-http-server.js, except that the body and its
 // pieces are built once at start-up so that only the response path is timed.
 
+const crypto = require('node:crypto')
 const http = require('node:http')
 const path = require('node:path')
 const { parseArgs } = require('../lib/args.js')
@@ -15,9 +16,9 @@ const report = require('../lib/report-stats.js')
 
 const config = parseArgs(process.argv.slice(2), { mode: 'legacy', ...SERVER_DEFAULTS })
 checkConfig({ ...config, c: 1, duration: 1, warmup: 0 })
-const { mode, type, len, chunks, chunkedEnc, headers } = config
+const { mode, type, len, chunks, chunkedEnc, headers, shape } = config
 
-const body = type === 'buffer' ? Buffer.alloc(len, 'C') : 'C'.repeat(len)
+const body = type === 'buffer' || shape === 'express3' ? Buffer.alloc(len, 'C') : 'C'.repeat(len)
 
 // Split as Node's fixture does: chunks - 1 pieces of floor(len / chunks)
 // bytes (at least 1) go out with write(), the remainder with end().
@@ -35,6 +36,23 @@ const headerValues = []
 for (let i = 0; i < headers; i++) {
   headerNames.push(`X-Header-${i}`)
   headerValues.push(`value-${i}`)
+}
+
+// shape=express3: the calls express 5's res.send(string) makes, with the
+// values it would compute (its weak ETag is the body length in hex and a
+// base64 SHA-1), without express itself around them. X-Powered-By is left
+// out: three setHeader() calls and end(Buffer).
+const expressHeaders = [
+  ['Content-Type', 'text/html; charset=utf-8'],
+  ['Content-Length', contentLength],
+  ['ETag', `W/"${len.toString(16)}-${crypto.createHash('sha1').update(body).digest('base64').slice(0, 27)}"`]
+]
+
+function express3Handler (req, res) {
+  res.setHeader('Content-Type', expressHeaders[0][1])
+  res.setHeader('Content-Length', expressHeaders[1][1])
+  res.setHeader('ETag', expressHeaders[2][1])
+  res.end(body)
 }
 
 function handler (req, res) {
@@ -69,7 +87,9 @@ let limitResponse = null
 function renderLimitResponse () {
   const date = new Date().toUTCString()
   let head = 'HTTP/1.1 200 OK\r\n'
-  if (headers > 0) {
+  if (shape === 'express3') {
+    for (const [name, value] of expressHeaders) head += `${name}: ${value}\r\n`
+  } else if (headers > 0) {
     for (let i = 0; i < headers; i++) head += `${headerNames[i]}: ${headerValues[i]}\r\n`
     // A Transfer-Encoding set with setHeader() stays where the user put it.
     if (chunkedEnc === 1) head += 'Transfer-Encoding: chunked\r\n'
@@ -109,7 +129,7 @@ function limitHandler (req, res) {
 }
 
 const serverOptions = {}
-let onRequest = handler
+let onRequest = shape === 'express3' ? express3Handler : handler
 if (mode === 'limit') {
   renderLimitResponse()
   // The Date header changes once per second, as Node's own cached date does.

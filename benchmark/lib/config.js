@@ -12,8 +12,14 @@ const SERVER_DEFAULTS = Object.freeze({
   len: 4, // body length in bytes
   chunks: 1, // > 1: the body goes out in that many write()/end() calls
   chunkedEnc: 0, // 1: no Content-Length, so Node frames the body as chunked
-  headers: 0 // > 0: that many setHeader() calls and end(body), no writeHead
+  headers: 0, // > 0: that many setHeader() calls and end(body), no writeHead
+  // 'simple': the handler above; 'express3': what express's res.send() does,
+  // three setHeader() calls (Content-Type, Content-Length as a string, ETag)
+  // and end(Buffer)
+  shape: 'simple'
 })
+
+const SHAPES = ['simple', 'express3']
 
 // Keys that shape the load.
 const LOAD_DEFAULTS = Object.freeze({
@@ -39,6 +45,12 @@ function checkConfig (config) {
   }
   if (!Number.isInteger(config.headers) || config.headers < 0) {
     throw usage(`headers must be a non-negative integer, got ${config.headers}`)
+  }
+  if (!SHAPES.includes(config.shape)) {
+    throw usage(`shape must be ${SHAPES.join(' or ')}, got "${config.shape}"`)
+  }
+  if (config.shape === 'express3' && (config.chunks !== 1 || config.chunkedEnc !== 0 || config.headers !== 0)) {
+    throw usage('shape=express3 takes only len (its body is always one Buffer): chunks=1 chunkedEnc=0 headers=0')
   }
   if (!Number.isInteger(config.warmup) || config.warmup < 0) {
     throw usage(`warmup must be a non-negative integer, got ${config.warmup}`)
@@ -89,6 +101,7 @@ function serverArgs (config, mode, nodeFlags = []) {
 function describe (config) {
   let label = `${config.type}/${config.len}/${config.chunks} chunkedEnc=${config.chunkedEnc}`
   if (config.headers > 0) label += ` headers=${config.headers}`
+  if (config.shape !== 'simple') label += ` shape=${config.shape}`
   return label
 }
 

@@ -1,0 +1,542 @@
+'use strict'
+
+// User-space instructions per request on the server's main thread, counted
+// by valgrind's callgrind, for Node's own response path (legacy), the shim
+// (native) and the limit stub side by side:
+//   node benchmark/instructions.js [shapes=writehead,express3,headers20,fastify,express]
+//     [modes=legacy,native,limit] [warmup=5000] [requests=3000] [c=1]
+//     [jobs=2] [node=<path>] [json=<file>]
+// Every measurement is a fresh server process under callgrind. The parent
+// warms it up over c keep-alive connections, zeroes the counters with
+// `callgrind_control -z`, sends `requests` more requests on the same
+// connections, dumps with `callgrind_control -d` and divides the main
+// thread's Ir by the number of requests. Unlike wall-clock or CPU time the
+// count does not depend on the machine's load, so small differences show.
+
+const { execFile, execFileSync, spawn } = require('node:child_process')
+const fs = require('node:fs')
+const net = require('node:net')
+const os = require('node:os')
+const path = require('node:path')
+const { parseArgs, runMain } = require('./lib/args.js')
+const { getFreePort, STATS_EVENT } = require('./lib/child.js')
+const { SERVER_DEFAULTS, checkConfig, parseModes, serverArgs } = require('./lib/config.js')
+const { describeShim } = require('./lib/measure.js')
+
+const ROOT = path.join(__dirname, '..')
+const REGISTER = path.join(ROOT, 'register.js')
+const REPORT_STATS = path.join(__dirname, 'lib', 'report-stats.js')
+
+// Rows of the table. `config` overrides SERVER_DEFAULTS for
+// benchmark/http/server.js; `app` is a framework app run with and without
+// `node -r register.js` (the limit stub exists only in server.js).
+// `body` is the body length every response must have; `weight` is the
+// rough run time under callgrind, to schedule the long runs first.
+const SHAPES = {
+  writehead: {
+    label: 'writeHead(200, {CT, CL}) + end(\'CCCC\')',
+    config: {},
+    body: 4,
+    weight: 1
+  },
+  express3: {
+    label: '3 × setHeader + end(Buffer) (express res.send)',
+    config: { shape: 'express3' },
+    body: 4,
+    weight: 1
+  },
+  headers20: {
+    label: '20 × setHeader + end(\'CC\')',
+    config: { headers: 20, len: 2 },
+    body: 2,
+    weight: 1
+  },
+  fastify: {
+    label: 'fastify hello (GET /, JSON)',
+    app: path.join(__dirname, 'apps', 'fastify-hello.js'),
+    body: 17,
+    weight: 2
+  },
+  express: {
+    label: 'express hello (GET /, text)',
+    app: path.join(__dirname, 'apps', 'express-hello.js'),
+    body: 11,
+    weight: 4
+  }
+}
+
+const REQUEST = Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1')
+const EMPTY = Buffer.alloc(0)
+const READY_TIMEOUT = 180e3
+
+function usage (message) {
+  return Object.assign(new Error(message), { code: 'ERR_BENCH_USAGE' })
+}
+
+function log (line) {
+  process.stderr.write(`${line}\n`)
+}
+
+/**
+ * Parses one complete HTTP/1.1 response at the start of `buf`, framed by
+ * Content-Length or chunked transfer coding.
+ *
+ * @param {Buffer} buf received bytes
+ * @returns {{status: number, head: string, body: number, size: number}|null}
+ *   null while the response is incomplete; `size` is its length in bytes
+ */
+function parseResponse (buf) {
+  const end = buf.indexOf('\r\n\r\n')
+  if (end === -1) return null
+  const head = buf.toString('latin1', 0, end)
+  const lines = head.split('\r\n')
+  const status = /^HTTP\/1\.1 (\d{3}) /.exec(lines[0])
+  if (status === null) throw new Error(`bad status line: ${JSON.stringify(lines[0])}`)
+  let length = -1
+  let chunked = false
+  for (let i = 1; i < lines.length; i++) {
+    const colon = lines[i].indexOf(':')
+    const name = lines[i].slice(0, colon).trim().toLowerCase()
+    const value = lines[i].slice(colon + 1).trim()
+    if (name === 'content-length') length = Number(value)
+    else if (name === 'transfer-encoding' && /chunked/i.test(value)) chunked = true
+  }
+  let pos = end + 4
+  if (chunked) {
+    let body = 0
+    for (;;) {
+      const eol = buf.indexOf('\r\n', pos)
+      if (eol === -1) return null
+      const size = parseInt(buf.toString('latin1', pos, eol).split(';')[0], 16)
+      if (!Number.isInteger(size)) throw new Error('bad chunk size line')
+      pos = eol + 2
+      if (size === 0) {
+        // Trailer fields, if any, up to the empty line.
+        for (;;) {
+          const next = buf.indexOf('\r\n', pos)
+          if (next === -1) return null
+          const empty = next === pos
+          pos = next + 2
+          if (empty) break
+        }
+        return { status: Number(status[1]), head, body, size: pos }
+      }
+      if (buf.length < pos + size + 2) return null
+      body += size
+      pos += size + 2
+    }
+  }
+  if (!Number.isInteger(length) || length < 0) throw new Error('response has neither Content-Length nor chunked framing')
+  if (buf.length < pos + length) return null
+  return { status: Number(status[1]), head, body: length, size: pos + length }
+}
+
+// One keep-alive connection sending one request at a time.
+class Client {
+  constructor (socket) {
+    this.socket = socket
+    this.buf = EMPTY
+    this.waiting = null
+    this.error = null
+    socket.setNoDelay(true)
+    socket.on('data', (data) => this.onData(data))
+    socket.on('error', (err) => this.fail(err))
+    socket.on('close', () => this.fail(new Error('the server closed a keep-alive connection')))
+  }
+
+  onData (data) {
+    this.buf = this.buf.length === 0 ? data : Buffer.concat([this.buf, data])
+    if (this.waiting === null) return this.fail(new Error('unexpected bytes from the server'))
+    let res
+    try {
+      res = parseResponse(this.buf)
+    } catch (err) {
+      return this.fail(err)
+    }
+    if (res === null) return
+    if (res.size !== this.buf.length) return this.fail(new Error('bytes after the end of a response'))
+    this.buf = EMPTY
+    const { resolve } = this.waiting
+    this.waiting = null
+    resolve(res)
+  }
+
+  fail (err) {
+    if (this.error === null) this.error = err
+    if (this.waiting !== null) {
+      const { reject } = this.waiting
+      this.waiting = null
+      reject(err)
+    }
+  }
+
+  request () {
+    if (this.error !== null) return Promise.reject(this.error)
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject }
+      this.socket.write(REQUEST)
+    })
+  }
+
+  close () {
+    this.error = new Error('closed')
+    this.socket.destroy()
+  }
+}
+
+function connect (port) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1')
+    socket.once('connect', () => {
+      socket.removeListener('error', reject)
+      resolve(socket)
+    })
+    socket.once('error', reject)
+  })
+}
+
+/**
+ * Sends `total` requests spread evenly over `clients`, each connection one
+ * request at a time, and checks every response.
+ *
+ * @returns {Promise<{responses: number, bytes: number, sizes: Set<number>, head: string}>}
+ */
+async function sendRequests (clients, total, bodyLength) {
+  const result = { responses: 0, bytes: 0, sizes: new Set(), head: '' }
+  await Promise.all(clients.map(async (client, i) => {
+    const count = Math.floor(total / clients.length) + (i < total % clients.length ? 1 : 0)
+    for (let n = 0; n < count; n++) {
+      const res = await client.request()
+      if (res.status !== 200) throw new Error(`status ${res.status}, expected 200`)
+      if (res.body !== bodyLength) throw new Error(`body of ${res.body} bytes, expected ${bodyLength}`)
+      result.responses++
+      result.bytes += res.size
+      result.sizes.add(res.size)
+      if (result.head === '') result.head = res.head
+    }
+  }))
+  return result
+}
+
+function run (file, args) {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err) {
+        err.message += `\n${stdout}${stderr}`
+        reject(err)
+      } else {
+        resolve(stdout)
+      }
+    })
+  })
+}
+
+async function callgrindControl (flag, pid) {
+  const out = await run('callgrind_control', [flag, String(pid)])
+  if (!/OK/.test(out)) throw new Error(`callgrind_control ${flag} ${pid} did not confirm:\n${out}`)
+}
+
+function sleep (ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/**
+ * Reads the costs of every thread from the first dump of process `pid`
+ * (callgrind names them <prefix>.<pid>.1-<thread>, thread 01 being the main
+ * thread). Waits until the main thread's file is complete.
+ *
+ * @returns {Promise<{main: number, threads: Record<string, number>}>} Ir
+ */
+async function readDump (dir, pid) {
+  const mainFile = path.join(dir, `cg.${pid}.1-01`)
+  const deadline = Date.now() + 30e3
+  while (!fs.existsSync(mainFile) || !/^totals:/m.test(fs.readFileSync(mainFile, 'latin1'))) {
+    if (Date.now() > deadline) throw new Error(`no complete callgrind dump ${mainFile}`)
+    await sleep(100)
+  }
+  const threads = {}
+  for (const name of fs.readdirSync(dir)) {
+    const m = new RegExp(`^cg\\.${pid}\\.1-(\\d+)$`).exec(name)
+    if (m === null) continue
+    const text = fs.readFileSync(path.join(dir, name), 'latin1')
+    const events = /^events:\s*(.*)$/m.exec(text)
+    if (events === null || events[1].trim().split(/\s+/)[0] !== 'Ir') {
+      throw new Error(`${name}: expected "events: Ir", got ${events && events[0]}`)
+    }
+    const summary = /^summary:\s*(\d+)/m.exec(text)
+    if (summary === null) throw new Error(`${name}: no summary line`)
+    threads[m[1]] = Number(summary[1])
+  }
+  return { main: threads['01'], threads }
+}
+
+/**
+ * Starts `node <nodeArgs>` under callgrind with PORT set and resolves once
+ * the port accepts connections.
+ */
+async function startServer ({ node, nodeArgs, dir }) {
+  const port = await getFreePort()
+  const env = { ...process.env, PORT: String(port) }
+  // Each variant decides for itself (see lib/child.js).
+  delete env.HTTP_ONESHOT
+  const args = [
+    '--tool=callgrind',
+    '--separate-threads=yes',
+    '--dump-instr=no',
+    '--collect-atstart=yes',
+    `--callgrind-out-file=${path.join(dir, 'cg.%p')}`,
+    `--log-file=${path.join(dir, 'valgrind.%p.log')}`,
+    node,
+    ...nodeArgs
+  ]
+  const child = spawn('valgrind', args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  let exitInfo = null
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
+    exitInfo = { code, signal }
+    resolve(exitInfo)
+  }))
+  child.once('error', (err) => {
+    exitInfo = { code: null, signal: null, error: err }
+  })
+
+  const deadline = Date.now() + READY_TIMEOUT
+  for (;;) {
+    try {
+      const socket = await connect(port)
+      socket.destroy()
+      break
+    } catch {}
+    if (exitInfo !== null) {
+      throw new Error(`server exited before listening (${exitInfo.error ? exitInfo.error.message : `code ${exitInfo.code}, signal ${exitInfo.signal}`}): ` +
+        `valgrind ${args.join(' ')}\n${stderr}`)
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`server did not listen within ${READY_TIMEOUT / 1000} s: node ${nodeArgs.join(' ')}`)
+    }
+    await sleep(200)
+  }
+
+  async function stop () {
+    if (exitInfo === null) child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30e3)
+    await exited
+    clearTimeout(timer)
+    let stats = null
+    for (const line of stdout.split('\n')) {
+      if (line.startsWith('{') && line.includes(STATS_EVENT)) {
+        try {
+          stats = JSON.parse(line)
+        } catch {}
+      }
+    }
+    return { stats, stderr }
+  }
+
+  return { pid: child.pid, port, stop }
+}
+
+function nodeArgsFor (shape, mode) {
+  if (shape.app !== undefined) {
+    // As in benchmark/apps.js: the stats reporter is preloaded only with
+    // register.js, so the legacy process loads nothing of the package.
+    return mode === 'native' ? ['-r', REGISTER, '-r', REPORT_STATS, shape.app] : [shape.app]
+  }
+  return serverArgs(checkConfig({ ...SERVER_DEFAULTS, ...shape.config, c: 1, duration: 1, warmup: 0 }), mode)
+}
+
+/**
+ * One measurement: a fresh server under callgrind, warm-up, zeroed
+ * counters, `requests` measured requests, dump.
+ */
+async function measure ({ shape, mode, node, warmup, requests, connections }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-cg-'))
+  const started = Date.now()
+  let server = null
+  const clients = []
+  try {
+    server = await startServer({ node, nodeArgs: nodeArgsFor(shape, mode), dir })
+    const listening = Date.now()
+    for (let i = 0; i < connections; i++) clients.push(new Client(await connect(server.port)))
+    if (warmup > 0) await sendRequests(clients, warmup, shape.body)
+    await callgrindControl('-z', server.pid)
+    const zeroed = Date.now()
+    const measured = await sendRequests(clients, requests, shape.body)
+    const done = Date.now()
+    await callgrindControl('-d', server.pid)
+    if (measured.responses !== requests) {
+      throw new Error(`${measured.responses} responses to ${requests} requests`)
+    }
+    // The Date header has a fixed length, so every response of a shape has
+    // the same size; a second size means the server answered differently.
+    if (measured.sizes.size !== 1) {
+      throw new Error(`responses of ${measured.sizes.size} different sizes: ${[...measured.sizes].join(', ')} bytes`)
+    }
+    const [size] = measured.sizes
+    if (measured.bytes !== size * requests) throw new Error(`received ${measured.bytes} bytes, expected ${size * requests}`)
+    const ir = await readDump(dir, server.pid)
+    for (const client of clients) client.close()
+    const { stats, stderr } = await server.stop()
+    server = null
+    return {
+      irPerRequest: ir.main / requests,
+      ir: ir.main,
+      irAllThreads: Object.values(ir.threads).reduce((a, b) => a + b, 0),
+      threads: ir.threads,
+      requests,
+      bytesPerResponse: size,
+      head: measured.head,
+      shim: stats,
+      stderr,
+      seconds: (Date.now() - started) / 1000,
+      phases: { start: (listening - started) / 1000, warmup: (zeroed - listening) / 1000, measured: (done - zeroed) / 1000 }
+    }
+  } finally {
+    for (const client of clients) client.close()
+    if (server !== null) await server.stop()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+function k (ir) {
+  return `${(ir / 1000).toFixed(1)}k`
+}
+
+// A response head with its Date value blanked, to compare modes.
+function normalizeHead (head) {
+  return head.replace(/^Date: .*$/m, 'Date: -')
+}
+
+async function main () {
+  const opts = parseArgs(process.argv.slice(2), {
+    shapes: Object.keys(SHAPES).join(','),
+    modes: 'legacy,native,limit',
+    warmup: 5000,
+    requests: 3000,
+    c: 1,
+    jobs: 2,
+    node: process.execPath,
+    json: ''
+  })
+  const shapes = opts.shapes.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const s of shapes) {
+    if (!Object.hasOwn(SHAPES, s)) throw usage(`shapes: unknown "${s}" (use ${Object.keys(SHAPES).join(', ')})`)
+  }
+  if (shapes.length === 0) throw usage('no shape given')
+  const modes = parseModes(opts.modes)
+  if (!Number.isInteger(opts.warmup) || opts.warmup < 0) throw usage('warmup must be a non-negative integer')
+  for (const key of ['requests', 'c', 'jobs']) {
+    if (!Number.isInteger(opts[key]) || opts[key] < 1) throw usage(`${key} must be a positive integer`)
+  }
+  if (opts.requests < opts.c) throw usage('requests must be at least c')
+  let nodeVersion
+  let valgrindVersion
+  try {
+    nodeVersion = execFileSync(opts.node, ['--version'], { encoding: 'utf8' }).trim()
+  } catch (err) {
+    throw usage(`node=${opts.node} does not run: ${err.message.split('\n')[0]}`)
+  }
+  try {
+    valgrindVersion = execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim()
+  } catch {
+    throw new Error('valgrind not found; install it (Debian package "valgrind")')
+  }
+
+  log(`callgrind (${valgrindVersion}), Node ${nodeVersion} (${opts.node}); ` +
+    `${opts.c} keep-alive connections, ${opts.warmup} warm-up then ${opts.requests} measured requests; ` +
+    'Ir on the server\'s main thread per request')
+  const started = Date.now()
+  const tasks = []
+  for (const name of shapes) {
+    for (const mode of modes) {
+      if (!(mode === 'limit' && SHAPES[name].app !== undefined)) tasks.push({ name, mode })
+    }
+  }
+  // Longest first, so that the last server to finish is a short one.
+  tasks.sort((a, b) => SHAPES[b.name].weight - SHAPES[a.name].weight)
+  const results = Object.fromEntries(shapes.map((name) => [name, {}]))
+  const warnings = []
+  // `jobs` servers at a time: callgrind runs all of a server's threads on
+  // one core, and the counts do not depend on how fast it runs.
+  let next = 0
+  async function worker () {
+    while (next < tasks.length) {
+      const { name, mode } = tasks[next++]
+      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c })
+      results[name][mode] = r
+      let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
+        `(${r.requests} × ${r.bytesPerResponse} B, all threads ${k(r.irAllThreads / r.requests)}; ` +
+        `${r.seconds.toFixed(0)} s: start ${r.phases.start.toFixed(1)}, warm-up ${r.phases.warmup.toFixed(1)}, measured ${r.phases.measured.toFixed(1)})`
+      if (mode === 'native') {
+        const shim = describeShim(r.shim)
+        line += `\n          ${shim}`
+        if (r.shim === null || r.shim.installed === false || !r.shim.loaded ||
+            (r.shim.stats !== null && r.shim.stats.native === 0)) {
+          warnings.push(`WARNING: ${name} native did not take the native path: ${shim}`)
+        }
+      }
+      log(line)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(opts.jobs, tasks.length) }, worker))
+  for (const name of shapes) {
+    // The shim must send the same bytes as Node, and the limit stub was
+    // built to; only Date may differ.
+    const heads = Object.fromEntries(Object.entries(results[name]).map(([mode, r]) => [mode, normalizeHead(r.head)]))
+    for (const mode of Object.keys(heads)) {
+      if (mode !== 'legacy' && heads.legacy !== undefined && heads[mode] !== heads.legacy) {
+        warnings.push(`WARNING: ${name}: the ${mode} response head differs from legacy:\n` +
+          `legacy:\n${heads.legacy}\n${mode}:\n${heads[mode]}`)
+      }
+    }
+  }
+  for (const w of warnings) log(w)
+
+  const rows = [
+    '| shape | legacy | native | limit | native−limit | native/legacy |',
+    '|---|---:|---:|---:|---:|---:|'
+  ]
+  for (const name of shapes) {
+    const r = results[name]
+    const cell = (mode) => (r[mode] ? k(r[mode].irPerRequest) : '–')
+    const diff = r.native && r.limit ? k(r.native.irPerRequest - r.limit.irPerRequest) : '–'
+    const ratio = r.native && r.legacy ? (r.native.irPerRequest / r.legacy.irPerRequest).toFixed(3) : '–'
+    rows.push(`| ${SHAPES[name].label} | ${cell('legacy')} | ${cell('native')} | ${cell('limit')} | ${diff} | ${ratio} |`)
+  }
+  console.log(`Instructions (Ir) per request on the server's main thread, callgrind, Node ${nodeVersion}, ` +
+    `${opts.requests} requests after ${opts.warmup} warm-up:\n`)
+  console.log(rows.join('\n'))
+  log(`\n${((Date.now() - started) / 1000).toFixed(0)} s`)
+
+  if (opts.json !== '') {
+    const out = {
+      node: nodeVersion,
+      nodePath: opts.node,
+      valgrind: valgrindVersion,
+      warmup: opts.warmup,
+      requests: opts.requests,
+      connections: opts.c,
+      jobs: opts.jobs,
+      results: Object.fromEntries(Object.entries(results).map(([name, byMode]) => [name, {
+        label: SHAPES[name].label,
+        ...Object.fromEntries(Object.entries(byMode).map(([mode, r]) => [mode, {
+          irPerRequest: r.irPerRequest,
+          ir: r.ir,
+          irAllThreads: r.irAllThreads,
+          threads: r.threads,
+          bytesPerResponse: r.bytesPerResponse,
+          seconds: r.seconds,
+          phases: r.phases,
+          shim: r.shim
+        }]))
+      }]))
+    }
+    fs.writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`)
+  }
+}
+
+runMain(main)
