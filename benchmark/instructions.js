@@ -4,7 +4,7 @@
 // by valgrind's callgrind, for Node's own response path (legacy), the shim
 // (native) and the limit stub side by side:
 //   node benchmark/instructions.js [shapes=writehead,express3,headers20,fastify,express]
-//     [modes=legacy,native,limit] [warmup=5000] [requests=3000] [c=1]
+//     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
 //     [jobs=2] [node=<path>] [json=<file>]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
@@ -415,8 +415,8 @@ async function main () {
   const opts = parseArgs(process.argv.slice(2), {
     shapes: Object.keys(SHAPES).join(','),
     modes: 'legacy,native,limit',
-    warmup: 5000,
-    requests: 3000,
+    warmup: 10000,
+    requests: 8000,
     c: 1,
     jobs: 2,
     node: process.execPath,
