@@ -227,10 +227,16 @@ function stateMatches (e, res, state) {
     ((state & 1) === 0 || e.hasDate || e.date === currentDate())
 }
 
-function findEntry (code, message, n, upTo) {
+// The first stored entry matching the status, names and `upTo` values.
+// `userLength` asks for one whose Content-Length came from the headers
+// (writeHead() renders only those), not one end() appended.
+function findEntry (code, message, n, upTo, userLength) {
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]
-    if (e.slot !== -1 && e.lines !== 0 && matches(e, code, message, n, upTo)) return e
+    if (e.slot !== -1 && e.lines !== 0 && (!userLength || e.lengthAt >= 0) &&
+        matches(e, code, message, n, upTo)) {
+      return e
+    }
   }
   return null
 }
@@ -333,7 +339,7 @@ function renderFresh (res, length) {
       }
     }
   }
-  const e = findEntry(code, message, n, n)
+  const e = findEntry(code, message, n, n, false)
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
@@ -543,7 +549,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
   for (const key in obj) {
     if (hasOwn(obj, key)) names[n++] = key
   }
-  let e = findEntry(code, message, n, 0)
+  let e = findEntry(code, message, n, 0, true)
   let lengthAt
   if (e !== null) {
     lengthAt = e.lengthAt
@@ -578,7 +584,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
         i++
         continue
       }
-      e = findEntry(code, message, n, i + 1)
+      e = findEntry(code, message, n, i + 1, true)
       if (e !== null) {
         i++
         continue

@@ -70,8 +70,10 @@ long hm_send(int fd, const hm_str_t *parts, size_t count, int *err)
   do {
     ready = poll(&pfd, 1, 0);
   } while (ready < 0 && errno == EINTR);
-  if (ready != 1 || (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0 ||
-      (pfd.revents & POLLOUT) == 0)
+  /* Only an error or hang-up keeps the write back. POLLOUT alone is not
+   * asked for: it waits for a third of the send buffer to be free, while
+   * the kernel may well take the whole message now (EAGAIN says when not). */
+  if (ready < 0 || (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0)
     return HM_SEND_NOT_READY;
 
   struct msghdr msg = {0};
