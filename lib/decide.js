@@ -33,6 +33,7 @@ const FALLBACK = Object.freeze({
   BODY_TOO_LARGE: 'body-too-large', // joining would copy a large body
   HEADER_VALUE: 'header-value', // a value whose stringification runs user code
   NON_ASCII: 'non-ascii', // a UTF-8 message whose chars and bytes differ
+  KEEP_ALIVE_MAX: 'keep-alive-max', // maxRequestsPerSocket not an int32: lines differ
   INVALID: 'invalid' // Node would throw, or the core rejected the message
 })
 
@@ -197,6 +198,9 @@ function freshReason (res) {
   const code = status | 0
   if (code < 100 || code > 999) return FALLBACK.INVALID
   if (code === 204 || code === 304 || code < 200) return FALLBACK.NO_BODY_STATUS
+  // Keep-Alive's max: the number on Node 20 to 26.10, its ToInt32 on 26.12+.
+  const max = res._maxRequestsPerSocket
+  if (typeof max === 'number' && max !== (max | 0)) return FALLBACK.KEEP_ALIVE_MAX
   const message = res.statusMessage
   if (message && (typeof message !== 'string' || INVALID_HEADER_CHAR.test(message))) {
     return FALLBACK.INVALID

@@ -6,7 +6,11 @@
 
 const http = require('node:http')
 const net = require('node:net')
+const stream = require('node:stream')
 const EventEmitter = require('node:events')
+const { probeProtocol } = require('./protocol/probe.js')
+const node20 = require('./protocol/node20.js')
+const node24 = require('./protocol/node24.js')
 
 function findSymbol (obj, description) {
   for (const sym of Object.getOwnPropertySymbols(obj)) {
@@ -36,33 +40,67 @@ const SOCKET_METHODS = ['write', 'cork', 'uncork', '_write', '_writev',
   '_writeGeneric']
 
 // The private symbols a ServerResponse carries on the Node lines whose
-// outgoing path this shim reproduces: Node 20, plus what Node 22 added
-// (its socket accessor and cork buffering). Node 24 added end-callback and
-// finish bookkeeping of its own (kEndCallbacks, kWritableFinished,
-// kFlushError) that the native path does not reproduce, so any symbol
-// outside this list turns the shim off ('unsupported-node').
-const KNOWN_SYMBOLS = new Set([
+// outgoing path this shim reproduces: Node 20, plus what Node 22 added (its
+// socket accessor and cork buffering). Any other symbol turns the shim off
+// ('unsupported-node'), except those of the protocol the probe found.
+const KNOWN_SYMBOLS = [
   'shapeMode', 'kCapture', 'kBytesWritten', 'kNeedDrain', 'corked', 'kOutHeaders',
   'errored', 'kHighWaterMark', 'kRejectNonStandardBodyWrites',
   'kChunkedBuffer', 'kChunkedLength', 'kSocket'
-])
+]
+// Node 24.21+ and 26.8+: end callbacks and flush errors of their own
+// (lib/protocol/node24.js), and, from 26.12, the cached answer of
+// _isLenientHeaderValidation().
+const NODE24_SYMBOLS = ['kWritableFinished', 'kEndCallbacks', 'kFlushError', 'kLenientCache']
+
+// The error Node 24's onFinish() reports when the socket went away without
+// one: ERR_STREAM_DESTROYED('end'). Its class is taken from Node's own
+// Writable, which reports a write after destroy() on the next tick, long
+// before any response can need it.
+let DestroyedError = null
+function learnDestroyedError () {
+  const w = new stream.Writable({ write (chunk, encoding, cb) { cb() } })
+  w.on('error', () => {})
+  w.destroy()
+  w.write('x', (err) => {
+    if (err && err.code === 'ERR_STREAM_DESTROYED') DestroyedError = err.constructor
+  })
+}
+
+function destroyedError () {
+  if (DestroyedError !== null) return new DestroyedError('end')
+  const err = new Error('Cannot call end after a stream was destroyed')
+  err.code = 'ERR_STREAM_DESTROYED'
+  return err
+}
 
 function resolve () {
   const SR = http.ServerResponse
   const OM = http.OutgoingMessage
   if (typeof SR !== 'function' || typeof OM !== 'function') return null
 
+  const protocolName = probeProtocol({ end: OM.prototype.end, writeHead: SR.prototype.writeHead })
+  if (protocolName === null) return null
+  const known = new Set(KNOWN_SYMBOLS)
+  if (protocolName === 'node24') for (const name of NODE24_SYMBOLS) known.add(name)
+
   const probe = new SR({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} })
   probe.setHeader('x-probe', '1')
   for (const sym of Object.getOwnPropertySymbols(probe)) {
-    if (!KNOWN_SYMBOLS.has(sym.description)) return null
+    if (!known.has(sym.description)) return null
   }
   const kOutHeaders = findSymbol(probe, 'kOutHeaders')
   const kCorked = findSymbol(probe, 'corked')
   if (kOutHeaders === null || kCorked === null) return null
+  // A null-prototype object, or (26.12+) an OutgoingHeaders whose prototype
+  // is empty and has a null prototype itself: either way no key but the
+  // stored ones can be read through it.
   const map = probe[kOutHeaders]
-  if (map === null || typeof map !== 'object' || Object.getPrototypeOf(map) !== null ||
-      !Array.isArray(map['x-probe']) || map['x-probe'][0] !== 'x-probe') return null
+  if (map === null || typeof map !== 'object') return null
+  const mapProto = Object.getPrototypeOf(map)
+  if (mapProto !== null && (Object.getPrototypeOf(mapProto) !== null ||
+      Reflect.ownKeys(mapProto).some((key) => key !== 'constructor'))) return null
+  if (!Array.isArray(map['x-probe']) || map['x-probe'][0] !== 'x-probe') return null
   if (probe[kCorked] !== 0) return null
   for (const field of OWN_FIELDS) {
     if (!(field in probe)) return null
@@ -94,6 +132,8 @@ function resolve () {
   // and no body it renders just the Date line.
   const storeHeader = OM.prototype._storeHeader
   const dateProbe = {
+    // 24.19+ and 26.4+ ask for lenient validation while rendering.
+    _isLenientHeaderValidation () { return false },
     sendDate: true,
     chunkedEncoding: false,
     _removedConnection: true,
@@ -114,7 +154,24 @@ function resolve () {
   // direct write that the kernel took in part must keep as Node would.
   const kLastWriteQueueSize = findSymbol(new net.Socket(), 'lastWriteQueueSize')
 
+  let protocol = node20
+  if (protocolName === 'node24') {
+    const kEndCallbacks = findSymbol(probe, 'kEndCallbacks')
+    const kWritableFinished = findSymbol(probe, 'kWritableFinished')
+    const kFlushError = findSymbol(probe, 'kFlushError')
+    const kErrored = findSymbol(probe, 'errored')
+    if (kEndCallbacks === null || kWritableFinished === null || kFlushError === null ||
+        kErrored === null) return null
+    learnDestroyedError()
+    protocol = node24.create({ kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError })
+  }
+  // 26.12+ keeps _isLenientHeaderValidation()'s answer on the response once
+  // a header block was rendered; the renderer leaves it as Node would.
+  const kLenientCache = findSymbol(probe, 'kLenientCache')
+
   return Object.freeze({
+    protocol,
+    kLenientCache,
     kOutHeaders,
     kLastWriteQueueSize,
     kCorked,

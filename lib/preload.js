@@ -9,11 +9,10 @@
 //
 // How the load is seen, as APM agents see it:
 //   require()        a wrapper of Module._load (as require-in-the-middle
-//                    does), and module.registerHooks where Node has it
-//                    (22.15, 23.5 and later), whose resolve hook also sees
-//                    import
-//   import           module.registerHooks; on older lines module.register
-//                    (20.6 and later), whose resolve hook, in Node's hooks
+//                    does)
+//   import           module.registerHooks where module.register is
+//                    deprecated (26), else module.register (20.6 and
+//                    later), whose resolve hook, in Node's hooks
 //                    thread, sends http imports to a wrapper module that
 //                    requires the builtin, which the Module._load wrapper
 //                    sees (lib/esm-hooks.mjs). Starting that thread costs
@@ -45,6 +44,13 @@ let hooked = false
 let done = false
 let originalLoad = null
 let hooks = null
+
+// Whether module.register() would print DEP0205 (its first statement
+// emits the deprecation on the lines that deprecate it).
+function registerDeprecated () {
+  if (typeof Module.register !== 'function') return true
+  return /Deprecation|DEP0205/.test(Function.prototype.toString.call(Module.register).slice(0, 200))
+}
 
 function httpLoaded () {
   const list = process.moduleLoadList
@@ -114,15 +120,21 @@ function hook (options = {}) {
   originalLoad = Module._load
   Module._load = load
   dc.subscribe(START, onRequestStart)
-  if (typeof Module.registerHooks === 'function') {
+  // module.register where calling it does not print a deprecation (up to
+  // Node 24): there module.registerHooks is not safe, since on Node 22 a
+  // synchronous resolve hook that passes an import on to an asynchronous
+  // loader (tsx, ts-node, an APM agent's, tap's) throws
+  // ERR_METHOD_NOT_IMPLEMENTED. Where module.register is deprecated
+  // (DEP0205, Node 26), module.registerHooks chains with such loaders.
+  const esm = options.esm === true || isESMEntry(process.argv[1])
+  if (typeof Module.registerHooks === 'function' && registerDeprecated()) {
     hooks = Module.registerHooks({
       resolve (specifier, context, nextResolve) {
         if (!done && TRIGGERS.has(specifier)) fire()
         return nextResolve(specifier, context)
       }
     })
-  } else if (typeof Module.register === 'function' &&
-      (options.esm === true || isESMEntry(process.argv[1]))) {
+  } else if (typeof Module.register === 'function' && esm) {
     Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')))
   }
 }

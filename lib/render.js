@@ -34,8 +34,8 @@ const ObjectPrototype = Object.prototype
 // Node's checkIsHttpToken (lib/_http_common.js).
 const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
 
-let kOutHeaders, kUniqueHeaders, nodeDate
-if (internals !== null) ({ kOutHeaders, kUniqueHeaders, nodeDate } = internals)
+let kOutHeaders, kUniqueHeaders, kLenientCache, nodeDate
+if (internals !== null) ({ kOutHeaders, kUniqueHeaders, kLenientCache, nodeDate } = internals)
 
 const CACHE_SIZE = binding === null ? 0 : binding.slotCount
 
@@ -86,6 +86,16 @@ function lengthCacheable (value) {
     if (c < 48 || c > 57) return false
   }
   return true
+}
+
+/**
+ * Whether every Node line renders this maxRequestsPerSocket alike in
+ * Keep-Alive (20 to 26.10 write the number, 26.12+ its ToInt32): an int32.
+ * @param {*} max res._maxRequestsPerSocket
+ * @returns {boolean}
+ */
+function keepAliveMaxRenderable (max) {
+  return typeof max !== 'number' || max === (max | 0)
 }
 
 // The automatic lines _storeHeader() appends after the user's headers on an
@@ -282,6 +292,10 @@ function store (res, code, message, n, lengthAt, hasDate) {
 const rendered = { res: null, head: null, slot: -1, length: 0, lines: 0 }
 
 function setRendered (res, slot, length, lines) {
+  // 26.12+ keeps the answer of _isLenientHeaderValidation() once a block is
+  // rendered. (The renderer itself always validates strictly: where Node
+  // would be lenient, C rejects and Node's own end() takes over.)
+  if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
   rendered.res = res
   rendered.head = res._header
   rendered.slot = slot
@@ -529,7 +543,10 @@ function fastWriteHead (res, statusCode, reason, obj) {
     return false
   }
   const code = statusCode | 0
-  if (code < 200 || code > 999 || code === 204 || code === 304) return false
+  if (code < 200 || code > 999 || code === 204 || code === 304 ||
+      !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
+    return false
+  }
   let message
   if (typeof reason === 'string') {
     message = reason

@@ -77,6 +77,8 @@ function countDirect (handle, n) {
 }
 
 const kLastWriteQueueSize = internals === null ? null : internals.kLastWriteQueueSize
+// What end() does once the write is done, per Node line (lib/protocol/).
+const protocol = internals === null ? null : internals.protocol
 const direct = binding !== null && binding.canSend === true && internals !== null &&
   kLastWriteQueueSize !== null
 
@@ -94,10 +96,10 @@ function directHandle (socket, total) {
 }
 
 // The tick after a direct write: what afterWriteTick()/afterWrite() do for
-// one completed write whose callback is `onFinish`.
+// one completed write whose callback is the protocol's onFinish.
 function afterDirectWrite (socket, res) {
   socket._writableState.pendingcb--
-  onFinish(res)
+  protocol.onFinish(res, null)
 }
 
 // Counts the header lines of a block Node rendered, for the core's
@@ -107,12 +109,6 @@ function countLines (head) {
   let at = -1
   while ((at = head.indexOf('\r\n', at + 1)) !== -1) lines++
   return lines
-}
-
-function onFinish (res) {
-  // OutgoingMessage's onFinish: the client sets _hadError, never the server.
-  if (res && res.socket && res.socket._hadError) return
-  res.emit('finish')
 }
 
 /**
@@ -158,7 +154,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
     res.outputData = []
     res._onPendingData(-head.length)
   }
-  if (typeof callback === 'function') res.once('finish', callback)
+  if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
   if (out === null) {
     // Written whole: leave what socket.write() would have left.
     directStats.direct++
@@ -172,7 +168,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
     const rest = out.subarray(written)
     directStats.partial++
     countDirect(handle, written)
-    socket.write(rest, () => onFinish(res))
+    socket.write(rest, (err) => protocol.onFinish(res, err))
     const state = socket._writableState
     if (state.length === rest.length && state.writelen === rest.length) {
       state.length += written
@@ -180,7 +176,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
       socket[kLastWriteQueueSize] += written
     }
   } else {
-    socket.write(out, () => onFinish(res))
+    socket.write(out, (err) => protocol.onFinish(res, err))
   }
   res.finished = true
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {

@@ -1,0 +1,53 @@
+'use strict'
+
+// The end() protocol of Node 24.21+ and 26.8+: end callbacks wait in
+// res[kEndCallbacks] and run before 'finish' with null, or with the flush
+// error instead of 'finish' (lib/_http_outgoing.js: queueEndCallback,
+// onFinish, flushEndCallbacks).
+
+/**
+ * @param {{kEndCallbacks: symbol, kWritableFinished: symbol,
+ *   kFlushError: symbol, kErrored: symbol, destroyedError: () => Error}} k
+ */
+function create (k) {
+  const { kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError } = k
+
+  // Native end() runs only on a response that is not finished, so Node's
+  // early answers (already finished, an earlier flush error) never apply.
+  function queueEndCallback (res, callback) {
+    const callbacks = res[kEndCallbacks]
+    if (callbacks === null || callbacks === undefined) {
+      res[kEndCallbacks] = [callback]
+    } else {
+      callbacks.push(callback)
+    }
+  }
+
+  // The array is taken away before any callback runs, and each runs as a
+  // plain call, so a throwing callback stops the rest as in Node.
+  function flushEndCallbacks (res, err) {
+    const callbacks = res[kEndCallbacks]
+    if (callbacks === null || callbacks === undefined) return
+    res[kEndCallbacks] = null
+    for (let i = 0; i < callbacks.length; i++) {
+      const callback = callbacks[i]
+      callback(err)
+    }
+  }
+
+  function onFinish (res, err) {
+    const socket = res.socket
+    if (err || res[kErrored] || (socket && (socket.errored || socket._hadError))) {
+      res[kFlushError] = err ?? res[kErrored] ?? (socket && socket.errored) ?? destroyedError()
+      flushEndCallbacks(res, res[kFlushError])
+      return
+    }
+    res[kWritableFinished] = true
+    flushEndCallbacks(res, null)
+    res.emit('finish')
+  }
+
+  return { name: 'node24', queueEndCallback, onFinish }
+}
+
+module.exports = { create }
