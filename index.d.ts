@@ -9,14 +9,14 @@ export type Headers =
 
 export interface BuildOptions {
   /** Encoding of a string body: 'utf8' (default), 'latin1' or 'ascii' (written as latin1). */
-  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'ascii'
+  encoding?: 'utf8' | 'utf-8' | 'latin1' | 'ascii' | undefined
   /** Frame the body as one chunk of chunked transfer coding plus the last chunk. */
-  chunked?: boolean
+  chunked?: boolean | undefined
   /**
    * How header strings become bytes: 'latin1' (default), as Node writes a header block,
    * or 'utf8', as Node sends it when it joins the block with a UTF-8 string body.
    */
-  headerEncoding?: 'latin1' | 'utf8'
+  headerEncoding?: 'latin1' | 'utf8' | 'utf-8' | undefined
 }
 
 /**
@@ -30,7 +30,7 @@ export function buildHttpMessage (
   reason?: string | null,
   headers?: Headers | null,
   body?: string | Uint8Array | null,
-  options?: BuildOptions
+  options?: BuildOptions | null
 ): Buffer
 
 /** True when the native addon is loaded; false when the JS implementation runs. */
@@ -39,9 +39,18 @@ export const isNative: boolean
 /** Why the addon did not load (null when it did); also logged with NODE_DEBUG=http-oneshot. */
 export const loadError: Error | null
 
+/**
+ * The options install() reads. Any other key is ignored at run time; here it
+ * is a compile error, which catches a misspelled option.
+ */
 export interface InstallOptions {
-  /** Bodies above this many bytes take Node's own path (default 4096). */
-  maxBodySize?: number
+  /**
+   * Bodies above this many bytes take Node's own path (default 4096). A
+   * non-negative safe integer; anything else throws a RangeError with code
+   * 'ERR_OUT_OF_RANGE'. Left out (or undefined), the value an earlier
+   * install() set stays.
+   */
+  maxBodySize?: number | undefined
 }
 
 /**
@@ -68,15 +77,65 @@ export function isInstalled (): boolean
  */
 export function isActive (): boolean
 
-export type FallbackReason =
-  | 'no-binding' | 'unsupported-node' | 'debug' | 'finished' | 'destroyed'
-  | 'headers-sent' | 'no-socket' | 'not-socket-owner' | 'socket-unwritable'
-  | 'socket-busy' | 'patched' | 'http-version' | 'head' | 'no-body-status'
-  | 'expect' | 'strict-content-length' | 'trailers' | 'transfer-encoding'
-  | 'chunked' | 'encoding' | 'chunk-type' | 'body-too-large' | 'header-value'
-  | 'non-ascii' | 'invalid'
+/**
+ * The reasons a response takes Node's own end(), as lib/decide.js defines
+ * them: a frozen object, so both its keys and its values are fixed.
+ */
+export const FALLBACK: {
+  /** The addon did not load. */
+  readonly NO_BINDING: 'no-binding'
+  /** An internal of Node's http the shim reads was not found at load. */
+  readonly UNSUPPORTED_NODE: 'unsupported-node'
+  /** NODE_DEBUG=http: Node prints debug lines from end(). */
+  readonly DEBUG: 'debug'
+  /** end() after end(). */
+  readonly FINISHED: 'finished'
+  /** res.destroy() ran. */
+  readonly DESTROYED: 'destroyed'
+  /** write() or flushHeaders() already sent the header. */
+  readonly HEADERS_SENT: 'headers-sent'
+  /** No net.Socket: fake sockets (fastify.inject()), standalone responses. */
+  readonly NO_SOCKET: 'no-socket'
+  /** Pipelined: the socket serves an earlier response. */
+  readonly NOT_SOCKET_OWNER: 'not-socket-owner'
+  /** The socket is destroyed, ended or has no handle. */
+  readonly SOCKET_UNWRITABLE: 'socket-unwritable'
+  /** Corked, or data queued or in flight. */
+  readonly SOCKET_BUSY: 'socket-busy'
+  /** A method end() relies on was replaced by another module. */
+  readonly PATCHED: 'patched'
+  /** Not HTTP/1.1. */
+  readonly HTTP_VERSION: 'http-version'
+  /** A HEAD request. */
+  readonly HEAD: 'head'
+  /** 1xx, 204 or 304. */
+  readonly NO_BODY_STATUS: 'no-body-status'
+  /** Expect: 100-continue, or a user Expect header. */
+  readonly EXPECT: 'expect'
+  /** res.strictContentLength is set. */
+  readonly STRICT_CONTENT_LENGTH: 'strict-content-length'
+  /** addTrailers() or a Trailer header. */
+  readonly TRAILERS: 'trailers'
+  /** A user Transfer-Encoding header. */
+  readonly TRANSFER_ENCODING: 'transfer-encoding'
+  /** Node decided on chunked framing. */
+  readonly CHUNKED: 'chunked'
+  /** A string body in an encoding other than utf8 or latin1. */
+  readonly ENCODING: 'encoding'
+  /** A chunk that is neither a string nor a Uint8Array. */
+  readonly CHUNK_TYPE: 'chunk-type'
+  /** A body above maxBodySize bytes. */
+  readonly BODY_TOO_LARGE: 'body-too-large'
+  /** A stored header value whose stringification runs user code. */
+  readonly HEADER_VALUE: 'header-value'
+  /** A UTF-8 body or header block with non-ASCII characters. */
+  readonly NON_ASCII: 'non-ascii'
+  /** Node would throw, or the core rejected the message. */
+  readonly INVALID: 'invalid'
+}
 
-export const FALLBACK: Readonly<Record<string, FallbackReason>>
+/** One of the values of FALLBACK. */
+export type FallbackReason = typeof FALLBACK[keyof typeof FALLBACK]
 
 export interface Stats {
   /** Responses sent by the native path. */
@@ -103,6 +162,6 @@ export function resetStats (): void
  */
 export function fallbackReason (
   res: ServerResponse,
-  chunk: unknown,
-  encoding: unknown
+  chunk?: unknown,
+  encoding?: unknown
 ): FallbackReason | null
