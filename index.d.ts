@@ -130,6 +130,8 @@ export const FALLBACK: {
   readonly HEADER_VALUE: 'header-value'
   /** A UTF-8 body or header block with non-ASCII characters. */
   readonly NON_ASCII: 'non-ascii'
+  /** A maxRequestsPerSocket that is not an int32: Node lines render Keep-Alive's max differently. */
+  readonly KEEP_ALIVE_MAX: 'keep-alive-max'
   /** Node would throw, or the core rejected the message. */
   readonly INVALID: 'invalid'
 }
