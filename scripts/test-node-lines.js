@@ -4,10 +4,12 @@
 // Builds the addon and runs the whole tap suite on every supported Node
 // line, each with its own node binary and its own headers.
 //
-//   node scripts/test-node-lines.js [--lines=20,22,24,26] [--update]
+//   node scripts/test-node-lines.js [--lines=20,22,24.18,24.20.0,26] [--update]
 //                                   [--verbose] [-- <tap arguments>]
 //
-//   --lines    the majors to test (default: every supported line)
+//   --lines    the releases to test (default: every supported line): a
+//              major (its newest release), a major.minor (the newest of
+//              that minor) or an exact version
 //   --update   ask the registry for the newest release of each line even
 //              when one is already unpacked
 //   --verbose  stream tap's output instead of only keeping it in the log
@@ -16,17 +18,17 @@
 // headers are installed next to it (`/usr/bin/node` and
 // `/usr/include/node/node_api.h`). Other lines come from the npm package
 // node-<platform>-<arch> (bin/node plus include/node/, the same files as
-// nodejs.org's tarballs), unpacked into .node-lines/<major>/node/, because
+// nodejs.org's tarballs), unpacked into .node-lines/<release>/node/, because
 // the npm registry is often the only place CI can download from.
 //
 // Each line builds and tests a copy of the sources in
-// .node-lines/<major>/tree/, so the checkout's build/ keeps the addon of the
+// .node-lines/<release>/tree/, so the checkout's build/ keeps the addon of the
 // Node that runs `npm test`, and lines never see each other's build. The
 // copies come from one snapshot taken at the start (.node-lines/snapshot/). Tests
 // spawn children with process.execPath, and PATH starts with the line's bin
 // directory, so every process of a run is that line's node.
 //
-// Logs: .node-lines/<major>/build.log and .node-lines/<major>/tap.log.
+// Logs: .node-lines/<release>/build.log and .node-lines/<release>/tap.log.
 // Exit status: 0 when every line built, loaded the addon and passed; a line
 // whose binary cannot run on this machine (an old glibc, say) is a failure
 // with the loader's message, never a skip.
@@ -40,10 +42,13 @@ const linesDir = path.join(root, '.node-lines')
 
 // package.json's engines field says ">=20"; these are the lines that are
 // maintained or current.
-const SUPPORTED = [20, 22, 24, 26]
+// Several releases of a line where its end() protocol changed inside it
+// (24.18: before lenient validation; 24.20: the mixed protocol the shim
+// leaves to Node; 26.0: the Node 20 protocol).
+const SUPPORTED = ['20', '22', '24.18', '24.20', '24', '26.0', '26']
 
 // What a line's tree needs to build the addon and run every test file, plus
-// the benchmarks, so `<line's node> .node-lines/<major>/tree/benchmark/...`
+// the benchmarks, so `<line's node> .node-lines/<release>/tree/benchmark/...`
 // measures the addon built for that line. node_modules is linked, not copied.
 const TREE_FILES = [
   'binding.gyp', 'src', 'lib', 'test', 'scripts', 'benchmark', 'register.js',
@@ -68,8 +73,8 @@ function parseArgs (argv) {
       opts.tapArgs = argv.slice(i + 1)
       break
     } else if (arg.startsWith('--lines=')) {
-      opts.lines = arg.slice(8).split(',').map(Number)
-      if (opts.lines.some(n => !Number.isInteger(n) || n < 1)) {
+      opts.lines = arg.slice(8).split(',').map(s => s.trim())
+      if (opts.lines.some(spec => !/^[1-9]\d*(\.\d+){0,2}$/.test(spec))) {
         throw new Error(`bad --lines value: ${arg.slice(8)}`)
       }
     } else if (arg === '--update') {
@@ -117,28 +122,35 @@ function npm (args) {
 
 // Versions are fetched once per run, for all lines.
 let versionsCache = null
-function newestRelease (pkg, major) {
+// Whether `version` (x.y.z) is one `spec` names: the same major, major and
+// minor, or the exact version.
+function matchesSpec (version, spec) {
+  return version === spec || version.startsWith(spec + '.')
+}
+
+function newestRelease (pkg, spec) {
   if (versionsCache === null) versionsCache = JSON.parse(npm(['view', pkg, 'versions', '--json']))
   const matching = versionsCache
-    .filter(v => /^\d+\.\d+\.\d+$/.test(v) && Number(v.split('.')[0]) === major)
+    .filter(v => /^\d+\.\d+\.\d+$/.test(v) && matchesSpec(v, spec))
     .sort(compareVersions)
-  if (matching.length === 0) throw new Error(`the registry has no ${pkg} release for Node ${major}`)
+  if (matching.length === 0) throw new Error(`the registry has no ${pkg} release for Node ${spec}`)
   return matching[matching.length - 1]
 }
 
-// Unpacks <pkg>@<newest of major> into .node-lines/<major>/node/ unless a
-// release of that line is already there. Returns the prefix and the
+// Unpacks <pkg>@<newest release spec names> into .node-lines/<spec>/node/
+// unless such a release is already there. Returns the prefix and the
 // package's version.
-function fetchLine (major, update) {
+function fetchLine (spec, update) {
   const pkg = binaryPackage()
   if (pkg === null) throw new Error(`no npm package carries Node binaries for ${process.platform}-${process.arch}`)
-  const dir = path.join(linesDir, String(major))
+  const dir = path.join(linesDir, spec)
   const prefix = path.join(dir, 'node')
   const manifest = path.join(prefix, 'package.json')
   if (!update && fs.existsSync(path.join(prefix, 'bin', 'node')) && fs.existsSync(manifest)) {
-    return { prefix, origin: `npm ${pkg}@${JSON.parse(fs.readFileSync(manifest, 'utf8')).version}` }
+    const have = JSON.parse(fs.readFileSync(manifest, 'utf8')).version
+    if (matchesSpec(have, spec)) return { prefix, origin: `npm ${pkg}@${have}` }
   }
-  const version = newestRelease(pkg, major)
+  const version = newestRelease(pkg, spec)
   fs.mkdirSync(dir, { recursive: true })
   console.log(`  fetching ${pkg}@${version} from the npm registry`)
   const out = npm(['pack', `${pkg}@${version}`, '--pack-destination', dir, '--silent'])
@@ -151,14 +163,15 @@ function fetchLine (major, update) {
   return { prefix, origin: `npm ${pkg}@${version}` }
 }
 
-// Finds the node binary and headers for one line.
-function locateLine (major, update) {
-  const running = Number(process.versions.node.split('.')[0])
+// Finds the node binary and headers for one release spec. The running
+// node serves a bare major of its own line.
+function locateLine (spec, update) {
+  const running = process.versions.node.split('.')[0]
   const runningPrefix = path.resolve(path.dirname(process.execPath), '..')
-  if (running === major && hasHeaders(runningPrefix)) {
+  if (running === spec && hasHeaders(runningPrefix)) {
     return { node: process.execPath, nodedir: runningPrefix, origin: `${process.execPath} (running)`, note: null }
   }
-  const { prefix, origin } = fetchLine(major, update)
+  const { prefix, origin } = fetchLine(spec, update)
   const node = path.join(prefix, 'bin', 'node')
   if (hasHeaders(prefix)) return { node, nodedir: prefix, origin, note: null }
   // Node-API is ABI-stable, so an addon built against another line's
@@ -296,12 +309,12 @@ function seconds (ms) {
   return `${(ms / 1000).toFixed(0)}s`
 }
 
-async function testLine (major, opts) {
-  const result = { major, version: '-', origin: '-', ok: false, status: '', tests: '-', time: 0, note: null }
+async function testLine (spec, opts) {
+  const result = { spec, version: '-', origin: '-', ok: false, status: '', tests: '-', time: 0, note: null }
   const started = Date.now()
-  console.log(`\n== Node ${major}`)
+  console.log(`\n== Node ${spec}`)
   try {
-    const line = locateLine(major, opts.update)
+    const line = locateLine(spec, opts.update)
     result.origin = line.origin
     result.note = line.note
     const id = probe(line.node)
@@ -313,13 +326,13 @@ async function testLine (major, opts) {
       return result
     }
     result.version = id.version
-    if (Number(id.version.slice(1).split('.')[0]) !== major) {
-      result.status = `binary is ${id.version}, not Node ${major}`
+    if (!matchesSpec(id.version.slice(1), spec)) {
+      result.status = `binary is ${id.version}, not Node ${spec}`
       return result
     }
     console.log(`  ${id.version} (Node-API ${id.napi}, ABI ${id.modules}) from ${line.origin}`)
 
-    const dir = path.join(linesDir, String(major))
+    const dir = path.join(linesDir, spec)
     const tree = path.join(dir, 'tree')
     const env = lineEnv(line.node)
     refreshTree(tree, opts.snapshot)
@@ -381,16 +394,16 @@ async function main () {
   const opts = parseArgs(process.argv.slice(2))
   opts.snapshot = takeSnapshot()
   const results = []
-  for (const major of opts.lines) results.push(await testLine(major, opts))
+  for (const spec of opts.lines) results.push(await testLine(spec, opts))
 
-  console.log('\nline  node        tests                        time  result')
+  console.log('\nline    node        tests                        time  result')
   for (const r of results) {
-    console.log(`${String(r.major).padEnd(6)}${r.version.padEnd(12)}${r.tests.padEnd(29)}` +
+    console.log(`${r.spec.padEnd(8)}${r.version.padEnd(12)}${r.tests.padEnd(29)}` +
       `${seconds(r.time).padStart(4)}  ${r.ok ? 'pass' : r.status || 'FAIL'}  (${r.origin})`)
     if (r.note) console.log(`      note: ${r.note}`)
   }
   const failed = results.filter(r => !r.ok).length
-  console.log(failed === 0 ? `\nall ${results.length} Node lines pass` : `\n${failed} of ${results.length} Node lines failed`)
+  console.log(failed === 0 ? `\nall ${results.length} Node releases pass` : `\n${failed} of ${results.length} Node releases failed`)
   return failed === 0 ? 0 : 1
 }
 
