@@ -52,7 +52,7 @@ const SUPPORTED = ['20', '22', '24.18', '24.20', '24', '26.0', '26']
 // measures the addon built for that line. node_modules is linked, not copied.
 const TREE_FILES = [
   'binding.gyp', 'src', 'lib', 'test', 'scripts', 'benchmark', 'register.js',
-  'register.mjs', 'register.d.ts', 'index.d.ts', 'package.json', '.taprc',
+  'register.mjs', 'register.d.ts', 'index.d.ts', 'index.d.mts', 'package.json', '.taprc',
   'Makefile'
 ]
 
