@@ -20,6 +20,9 @@ const { RENDER_BY_NODE, RENDER_FALLBACK, rendered } = render
 
 const stats = { native: 0, fallback: 0, reasons: Object.create(null) }
 
+// Read once: the global Buffer is a getter.
+const { byteLength } = Buffer
+
 const { ServerResponse, OutgoingMessage } = http
 const legacyEnd = OutgoingMessage.prototype.end
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
@@ -37,7 +40,7 @@ function count (reason, res) {
 
 function bodyLength (chunk, encoding) {
   if (typeof chunk === 'string') {
-    return encoding === 'latin1' ? chunk.length : Buffer.byteLength(chunk, 'utf8')
+    return encoding === 'latin1' ? chunk.length : byteLength(chunk, 'utf8')
   }
   return chunk.byteLength
 }
@@ -104,6 +107,10 @@ function nativeEnd (res, chunk, encoding, callback) {
   }
   rendered.res = null
   rendered.head = null
+  // A cached block is ASCII, and a UTF-8 string body that got here is too
+  // (its byte length equals its length): C copies such a body as latin1,
+  // the cheaper read, with the same bytes.
+  if (slot >= 0 && typeof chunk === 'string') flags = FLAGS.BODY_LATIN1
 
   const code = send(res, slot, length, lines, chunk, len, flags, callback)
   if (code !== 0) {
