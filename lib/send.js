@@ -1,8 +1,9 @@
 'use strict'
 
 // The one write of the native path and the bookkeeping around it: what
-// OutgoingMessage#end (Node v20) leaves on the response and the socket once
-// _send, _writeRaw and the forced uncork have run.
+// OutgoingMessage#end leaves on the response and the socket once _send,
+// _writeRaw and the forced uncork have run; what follows the write differs
+// per Node line and is the protocol adapter's (lib/protocol/).
 
 const binding = require('./binding.js')
 const internals = require('./internals.js')
@@ -18,8 +19,8 @@ const directStats = { direct: 0, partial: 0 }
 // --- What a direct write must reproduce --------------------------------------
 //
 // socket.write(buffer, cb) on an idle TCP socket whose kernel buffer takes
-// the whole message (Node v20/v22: Writable#write, Socket#_writeGeneric,
-// writeGeneric, the handle's writeBuffer) leaves behind:
+// the whole message (Writable#write, Socket#_writeGeneric, writeGeneric, the
+// handle's writeBuffer; alike on Node 20 to 26) leaves behind:
 // - the handle's byte counter (socket.bytesWritten reads it) grown by the
 //   message size;
 // - the socket's idle timer refreshed (_unrefTimer);
