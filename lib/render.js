@@ -502,6 +502,15 @@ function specialName (key) {
   return ''
 }
 
+// Whether one of the first `n` names is Content-Length, in any case.
+function hasLengthName (n) {
+  for (let i = 0; i < n; i++) {
+    const key = names[i]
+    if (key.length === 14 && key.toLowerCase() === 'content-length') return true
+  }
+  return false
+}
+
 // The names pass of fastWriteHead() when no cached entry has the same
 // names: Node's token check on each, Content-Length present, and no header
 // _storeHeader() treats apart other than Date. Reads no value.
@@ -571,6 +580,10 @@ function fastWriteHead (res, statusCode, reason, obj) {
   if (e !== null) {
     lengthAt = e.lengthAt
   } else {
+    // Without Content-Length Node frames the body as chunked, which its own
+    // writeHead() renders: known from the names alone, before any check
+    // (a response streamed with write(), benchmark/compare.js chunkedEnc=1).
+    if (!hasLengthName(n)) return false
     // writeHead() checks statusMessage, then _storeHeader() each name and
     // value, with these same expressions (lib/_http_common.js).
     if (INVALID_HEADER_CHAR.test(message)) return false
