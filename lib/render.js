@@ -303,6 +303,36 @@ function setRendered (res, slot, length, lines) {
   rendered.lines = lines
 }
 
+/**
+ * Leaves on `res` what writeHead() and _storeHeader() leave, for a block
+ * found in the cache or just rendered, and records it for the write.
+ * @param {boolean} ownMessage the reason came as writeHead()'s argument
+ * @param {boolean} userLength the headers carry Content-Length (`value`)
+ * @param {boolean|null} last what _last becomes; null keeps it
+ */
+function applyBlock (res, code, message, ownMessage, userLength, value, last, head, slot, lines) {
+  if (ownMessage || !res.statusMessage) res.statusMessage = message
+  res.statusCode = code
+  if (userLength) {
+    res._contentLength = +value
+    res._removedContLen = false
+  }
+  if (last !== null) res._last = last
+  res._header = head
+  res._headerSent = false
+  setRendered(res, slot, value, lines)
+}
+
+// applyBlock() for the block in `tail` (stored as `entry`, or null when it
+// was not cached), then clears `tail`.
+function applyRendered (res, code, message, ownMessage, userLength, value, entry) {
+  const head = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
+  applyBlock(res, code, message, ownMessage, userLength, value, tail.last, head,
+    entry === null ? -1 : entry.slot, tail.lines)
+  tail.head = ''
+  tail.prefix = null
+}
+
 function clearScratch (n) {
   for (let i = 0; i < n; i++) values[i] = undefined
 }
@@ -357,16 +387,8 @@ function renderFresh (res, length) {
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
-    if (!res.statusMessage) res.statusMessage = message
-    res.statusCode = code
-    if (lengthAt !== -1) {
-      res._contentLength = +value
-      res._removedContLen = false
-    }
-    if (e.last !== null) res._last = e.last
-    res._header = e.prefix + value + e.suffix
-    res._headerSent = false
-    setRendered(res, e.slot, value, e.lines)
+    applyBlock(res, code, message, false, lengthAt !== -1, value, e.last,
+      e.prefix + value + e.suffix, e.slot, e.lines)
     return e.lines
   }
   const lines = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
@@ -421,18 +443,7 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
   const e = store(res, code, message, n, lengthAt, hasDate)
 
   const value = lengthAt === -1 ? length : values[lengthAt]
-  if (!res.statusMessage) res.statusMessage = message
-  res.statusCode = code
-  if (lengthAt !== -1) {
-    res._contentLength = +value
-    res._removedContLen = false
-  }
-  res._last = tail.last
-  res._header = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
-  res._headerSent = false
-  setRendered(res, e === null ? -1 : e.slot, value, tail.lines)
-  tail.head = ''
-  tail.prefix = null
+  applyRendered(res, code, message, false, lengthAt !== -1, value, e)
   return tail.lines
 }
 
@@ -635,14 +646,8 @@ function fastWriteHead (res, statusCode, reason, obj) {
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = values[lengthAt]
     clearScratch(n)
-    if (typeof reason === 'string' || !res.statusMessage) res.statusMessage = message
-    res.statusCode = code
-    res._contentLength = +value
-    res._removedContLen = false
-    if (e.last !== null) res._last = e.last
-    res._header = e.prefix + value + e.suffix
-    res._headerSent = false
-    setRendered(res, e.slot, value, e.lines)
+    applyBlock(res, code, message, typeof reason === 'string', true, value, e.last,
+      e.prefix + value + e.suffix, e.slot, e.lines)
     return true
   }
 
@@ -657,17 +662,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
   const stored = store(res, code, message, n, lengthAt, dated)
   const value = values[lengthAt]
   clearScratch(n)
-
-  if (typeof reason === 'string' || !res.statusMessage) res.statusMessage = message
-  res.statusCode = code
-  res._contentLength = +value
-  res._removedContLen = false
-  res._last = tail.last
-  res._header = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
-  res._headerSent = false
-  setRendered(res, stored === null ? -1 : stored.slot, value, tail.lines)
-  tail.head = ''
-  tail.prefix = null
+  applyRendered(res, code, message, typeof reason === 'string', true, value, stored)
   return true
 }
 
