@@ -19,7 +19,7 @@ const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { parseArgs, runMain } = require('./lib/args.js')
-const { getFreePort, STATS_EVENT } = require('./lib/child.js')
+const { getFreePort, lastStats } = require('./lib/child.js')
 const { SERVER_DEFAULTS, checkConfig, parseModes, serverArgs } = require('./lib/config.js')
 const { describeShim } = require('./lib/measure.js')
 
@@ -326,14 +326,7 @@ async function startServer ({ node, nodeArgs, dir }) {
     const timer = setTimeout(() => child.kill('SIGKILL'), 30e3)
     await exited
     clearTimeout(timer)
-    let stats = null
-    for (const line of stdout.split('\n')) {
-      if (line.startsWith('{') && line.includes(STATS_EVENT)) {
-        try {
-          stats = JSON.parse(line)
-        } catch {}
-      }
-    }
+    const stats = lastStats(stdout)
     return { stats, stderr }
   }
 

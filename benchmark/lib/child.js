@@ -88,18 +88,30 @@ async function startServer ({ nodeArgs, env = {}, pin = true }) {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10000)
     await exited
     clearTimeout(timer)
-    let stats = null
-    for (const line of stdout.split('\n')) {
-      if (line.startsWith('{') && line.includes(STATS_EVENT)) {
-        try {
-          stats = JSON.parse(line)
-        } catch {}
-      }
-    }
+    const stats = lastStats(stdout)
     return stats
   }
 
   return { pid: child.pid, port, stop }
 }
 
-module.exports = { startServer, getFreePort, STATS_EVENT }
+/**
+ * The last stats line a benchmark server printed (see STATS_EVENT), parsed,
+ * or null.
+ *
+ * @param {string} stdout the server's standard output
+ * @returns {object|null}
+ */
+function lastStats (stdout) {
+  let stats = null
+  for (const line of stdout.split('\n')) {
+    if (line.startsWith('{') && line.includes(STATS_EVENT)) {
+      try {
+        stats = JSON.parse(line)
+      } catch {}
+    }
+  }
+  return stats
+}
+
+module.exports = { startServer, getFreePort, lastStats, STATS_EVENT }
