@@ -8,9 +8,12 @@ const http = require('node:http')
 const net = require('node:net')
 const stream = require('node:stream')
 const EventEmitter = require('node:events')
-const { probeProtocol } = require('./protocol/probe.js')
+const util = require('node:util')
+const { probeProtocolIsolated } = require('./protocol/probe.js')
 const node20 = require('./protocol/node20.js')
 const node24 = require('./protocol/node24.js')
+
+const debug = util.debuglog('http-oneshot')
 
 function findSymbol (obj, description) {
   for (const sym of Object.getOwnPropertySymbols(obj)) {
@@ -79,7 +82,9 @@ function resolve () {
   const OM = http.OutgoingMessage
   if (typeof SR !== 'function' || typeof OM !== 'function') return null
 
-  const protocolName = probeProtocol({ end: OM.prototype.end, writeHead: SR.prototype.writeHead })
+  const probed = probeProtocolIsolated({ end: OM.prototype.end, writeHead: SR.prototype.writeHead })
+  const protocolName = probed.protocol
+  debug('end() protocol: %s (probed in %s)', protocolName, probed.isolated ? 'a child process' : 'this process')
   if (protocolName === null) return null
   const known = new Set(KNOWN_SYMBOLS)
   if (protocolName === 'node24') for (const name of NODE24_SYMBOLS) known.add(name)

@@ -28,8 +28,9 @@ const { FALLBACK, INVALID_HEADER_CHAR, valueReason } = require('./decide.js')
 
 const { STATUS_CODES } = http
 const { isProxy } = util.types
-const hasOwn = Object.hasOwn
-const ObjectPrototype = Object.prototype
+// Called as hasOwnProperty.call(obj, key) inside for-in: V8 turns that
+// shape into an enumeration-cache check instead of a call.
+const { hasOwnProperty } = Object.prototype
 
 // Node's checkIsHttpToken (lib/_http_common.js).
 const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
@@ -466,9 +467,10 @@ function handOver (obj, reason, n, pending, threw, error) {
   })
   for (let i = 0; i < n; i++) define(names[i], { value: values[i], writable: true })
   clearScratch(n)
-  let seen = 0
-  for (const key in obj) {
-    if (!hasOwn(obj, key) || seen++ < n) continue
+  // Own keys only: the prototype chain was walked once already.
+  const own = Object.keys(obj)
+  for (let i = n; i < own.length; i++) {
+    const key = own[i]
     if (threw && key === pending) {
       define(key, { get () { throw error } })
     } else {
@@ -578,14 +580,14 @@ function fastWriteHead (res, statusCode, reason, obj) {
   if (typeof message !== 'string' || obj === null || typeof obj !== 'object' || isProxy(obj)) {
     return false
   }
-  const proto = Object.getPrototypeOf(obj)
-  if (proto !== ObjectPrototype && proto !== null) return false
 
-  // Names first, without reading a value.
-  let n = 0
-  for (const key in obj) {
-    if (hasOwn(obj, key)) names[n++] = key
-  }
+  // Names first, without reading a value. Object.keys() reads only `obj`'s
+  // own keys, so the one loop below that walks the prototype chain (for-in,
+  // as Node's _storeHeader() does) is the only walk of it, and a Proxy or
+  // anything else on that chain sees what it sees on Node's path.
+  const own = Object.keys(obj)
+  const n = own.length
+  for (let i = 0; i < n; i++) names[i] = own[i]
   let e = findEntry(code, message, n, 0, true)
   let lengthAt
   if (e !== null) {
@@ -609,7 +611,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
   // enumeration cache there, where a keyed load would go megamorphic.
   let i = 0
   for (const key in obj) {
-    if (!hasOwn(obj, key)) continue
+    if (!hasOwnProperty.call(obj, key)) continue
     // A getter that added or deleted a key changes the enumeration: Node's
     // own loop sees what it sees from here on.
     if (i >= n || key !== names[i]) return handOver(obj, reason, i, null, false, undefined)

@@ -379,4 +379,82 @@ function probeProtocol (fns) {
   }
 }
 
-module.exports = { probeProtocol, probeReport }
+// --- Running the probe away from the process's own http code -----------
+//
+// V8 keeps type feedback per function. Run here, the probe hands Node's
+// end(), _storeHeader(), ServerResponse and the rest a fake request and a
+// fake socket once, and every real response pays for those extra shapes
+// from then on: about 0.9k instructions per request on Node 24, on Node's
+// own path and the native one alike (benchmark/instructions.js). A worker
+// thread is no cure: starting one builds stdio streams and message ports
+// here, which cost about 0.65k per request the same way. So the probe runs
+// in a short-lived child process of the same Node binary (spawnSync, about
+// 50 ms once, with no NODE_OPTIONS, so no preload runs there), and runs here
+// only where no such child can run: a single executable application or any
+// binary that is not Node itself, a permission model without child
+// processes, HTTP_ONESHOT_PROBE=inline, or a child that gave no answer. The
+// answer is the same either way; only the feedback differs.
+
+const PROTOCOLS = [null, 'node20', 'node24']
+// Set in the child's environment: a probe child never starts another.
+const IN_CHILD = 'HTTP_ONESHOT_PROBE_CHILD'
+// Long enough for a child's start-up on a loaded machine.
+const CHILD_TIMEOUT_MS = 10000
+
+// Whether process.execPath runs this process's Node, and a child may run.
+function childPossible () {
+  const env = process.env
+  if (env[IN_CHILD] === '1' || env.HTTP_ONESHOT_PROBE === 'inline') return false
+  if (process.release.name !== 'node' || process.versions.electron !== undefined ||
+      process.pkg !== undefined) {
+    return false
+  }
+  let sea = null
+  try {
+    sea = require('node:sea')
+  } catch {
+    sea = null // lines without single executable applications
+  }
+  return sea === null || typeof sea.isSea !== 'function' || !sea.isSea()
+}
+
+// The child's answer, or undefined when it gave none.
+function probeInChild () {
+  const { spawnSync } = require('node:child_process')
+  const script = 'process.stdout.write(String(' + JSON.stringify(PROTOCOLS) +
+    '.indexOf(require(' + JSON.stringify(__filename) + ').probeProtocol())))'
+  const env = { ...process.env, HTTP_ONESHOT: '0', [IN_CHILD]: '1' }
+  delete env.NODE_OPTIONS
+  const result = spawnSync(process.execPath, ['-e', script], {
+    env,
+    encoding: 'latin1',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: CHILD_TIMEOUT_MS,
+    windowsHide: true
+  })
+  if (result.error || result.status !== 0 || !/^[0-9]$/.test(result.stdout)) return undefined
+  return PROTOCOLS[Number(result.stdout)]
+}
+
+/**
+ * probeProtocol() in a child process of the same Node binary, so that this
+ * process's http code never sees the probe's objects; in this process when
+ * no child can run.
+ * @param {object} [fns] as for probeProtocol(), used only in this process
+ *   (a child probes its own, untouched http module)
+ * @returns {{protocol: 'node20'|'node24'|null, isolated: boolean}}
+ */
+function probeProtocolIsolated (fns) {
+  let protocol
+  if (childPossible()) {
+    try {
+      protocol = probeInChild()
+    } catch {
+      protocol = undefined
+    }
+  }
+  if (protocol !== undefined) return { protocol, isolated: true }
+  return { protocol: probeProtocol(fns), isolated: false }
+}
+
+module.exports = { probeProtocol, probeProtocolIsolated, probeReport }
