@@ -13,8 +13,9 @@
 //   numbers; arrays and other objects are never cached);
 // - the response fields behind the automatic lines (sendDate,
 //   _removedConnection, shouldKeepAlive, maxRequestsOnConnectionReached,
-//   _defaultKeepAlive, _keepAliveTimeout, _maxRequestsPerSocket) and the
-//   Date value of the current second.
+//   _defaultKeepAlive, _keepAliveTimeout, _maxRequestsPerSocket, and
+//   _hasBody, false for HEAD: no Content-Length line) and the Date value of
+//   the current second.
 // The Content-Length value is not part of the key: it is a hole in the block
 // (the digit '0' in C) that each response fills with its own digits, which
 // C checks. A value equal to a cached one was checked when the block was
@@ -208,11 +209,15 @@ const names = []
 const values = []
 const keys = []
 
-// The fields of `res` behind the automatic lines, as one number.
+// The fields of `res` behind the automatic lines, as one number. _hasBody
+// is false for HEAD before rendering, and _storeHeader() then appends no
+// Content-Length: a HEAD response must never find the block of a GET with
+// the same status and headers. (A bodyless status is in the key through
+// the status code.)
 function stateOf (res) {
   return (res.sendDate ? 1 : 0) | (res._removedConnection ? 2 : 0) |
     (res.shouldKeepAlive ? 4 : 0) | (res.maxRequestsOnConnectionReached ? 8 : 0) |
-    (res._defaultKeepAlive ? 16 : 0)
+    (res._defaultKeepAlive ? 16 : 0) | (res._hasBody ? 0 : 32)
 }
 
 // True when entry `e` has the status, the names and the first `upTo`
