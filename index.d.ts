@@ -106,9 +106,9 @@ export const FALLBACK: {
   readonly PATCHED: 'patched'
   /** Not HTTP/1.1. */
   readonly HTTP_VERSION: 'http-version'
-  /** A HEAD request. */
+  /** A HEAD request given a body under rejectNonStandardBodyWrites: Node throws. */
   readonly HEAD: 'head'
-  /** 1xx, 204 or 304. */
+  /** 1xx, 204 or 304 given a body under rejectNonStandardBodyWrites: Node throws. */
   readonly NO_BODY_STATUS: 'no-body-status'
   /** Expect: 100-continue, or a user Expect header. */
   readonly EXPECT: 'expect'

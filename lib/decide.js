@@ -21,8 +21,8 @@ const FALLBACK = Object.freeze({
   SOCKET_BUSY: 'socket-busy', // corked, or data queued or in flight
   PATCHED: 'patched', // a method end() relies on was replaced
   HTTP_VERSION: 'http-version', // not HTTP/1.1: close-delimited framing
-  HEAD: 'head', // HEAD: body dropped, no automatic Content-Length
-  NO_BODY_STATUS: 'no-body-status', // 1xx, 204, 304
+  HEAD: 'head', // a body for HEAD under rejectNonStandardBodyWrites: Node throws
+  NO_BODY_STATUS: 'no-body-status', // the same for 1xx, 204, 304
   EXPECT: 'expect', // 100-continue handling or a user Expect header
   STRICT_CONTENT_LENGTH: 'strict-content-length', // private byte accounting
   TRAILERS: 'trailers', // addTrailers() or a Trailer header
@@ -51,11 +51,11 @@ const httpDebug = util.debuglog('http').enabled
 // Node's checkInvalidHeaderChar (lib/_http_common.js).
 const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
 
-let kOutHeaders, kCorked, Socket
+let kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket
 let resImplicitHeader, resStoreHeader, resSend, resWriteRaw, resFlushOutput
 let socketWrite, socketCork, socketUncork, socketWrite_, socketWritev, socketWriteGeneric
 if (internals !== null) {
-  ({ kOutHeaders, kCorked, Socket } = internals)
+  ({ kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } = internals)
   const r = internals.resMethods
   const k = internals.socketMethods
   resImplicitHeader = r._implicitHeader
@@ -130,19 +130,31 @@ function fallbackReason (res, chunk, encoding) {
       res.useChunkedEncodingByDefault !== true) {
     return FALLBACK.HTTP_VERSION
   }
-  if (res._hasBody !== true) {
-    return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
-  }
-  if (req.method === 'HEAD') return FALLBACK.HEAD
+  // ServerResponse sets _hasBody = false for HEAD; a value Node would read
+  // by truthiness only is left to Node.
+  const hasBody = res._hasBody
+  if (hasBody !== true && hasBody !== false) return noBodyReason(req)
   if (res._expect_continue) return FALLBACK.EXPECT
   if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
   if (res._trailer !== '') return FALLBACK.TRAILERS
   if (res.chunkedEncoding) return FALLBACK.CHUNKED
-  // A string's byte length is at least its length; the native end checks
-  // the exact byte length before it changes anything.
-  if (chunk && chunk.length > options.maxBodySize) return FALLBACK.BODY_TOO_LARGE
+  const dropped = bodyDropped(res)
+  if (chunk) {
+    if (dropped) {
+      // write_: with rejectNonStandardBodyWrites a body Node would drop
+      // throws ERR_HTTP_BODY_NOT_ALLOWED instead, from a rendered header
+      // and a corked socket.
+      if (kRejectNonStandardBodyWrites === null || res[kRejectNonStandardBodyWrites] !== false) {
+        return noBodyReason(req)
+      }
+    } else if (chunk.length > options.maxBodySize) {
+      // A string's byte length is at least its length; the native end
+      // checks the exact byte length before it changes anything.
+      return FALLBACK.BODY_TOO_LARGE
+    }
+  }
 
-  if (res._header === null) return freshReason(res)
+  if (res._header === null) return freshReason(res, dropped)
   // writeHead() rendered the header: its framing is already decided.
   if (typeof res._header !== 'string') return FALLBACK.INVALID
   const headers = res[kOutHeaders]
@@ -191,13 +203,12 @@ function valueReason (key, value) {
 
 // The checks writeHead() and _storeHeader() would make on a fresh response,
 // for the cases the native renderer does not reproduce.
-function freshReason (res) {
+function freshReason (res, dropped) {
   // ToInt32 of an object would run user code, once per renderer.
   const status = res.statusCode
   if (typeof status !== 'number' && typeof status !== 'string') return FALLBACK.INVALID
   const code = status | 0
   if (code < 100 || code > 999) return FALLBACK.INVALID
-  if (code === 204 || code === 304 || code < 200) return FALLBACK.NO_BODY_STATUS
   // Keep-Alive's max: the number on Node 20 to 26.10, its ToInt32 on 26.12+.
   const max = res._maxRequestsPerSocket
   if (typeof max === 'number' && max !== (max | 0)) return FALLBACK.KEEP_ALIVE_MAX
@@ -210,11 +221,47 @@ function freshReason (res) {
     if (headers['transfer-encoding'] !== undefined) return FALLBACK.TRANSFER_ENCODING
     if (headers.trailer !== undefined) return FALLBACK.TRAILERS
     if (headers.expect !== undefined) return FALLBACK.EXPECT
-    if (res._removedContLen && headers['content-length'] === undefined) return FALLBACK.CHUNKED
-  } else if (res._removedContLen) {
+    // Without a body _storeHeader() adds no framing, removed or not.
+    if (res._removedContLen && !dropped && headers['content-length'] === undefined) {
+      return FALLBACK.CHUNKED
+    }
+  } else if (res._removedContLen && !dropped) {
     return FALLBACK.CHUNKED
   }
   return null
+}
+
+/**
+ * Whether a response's status is one writeHead() marks bodyless (it sets
+ * _hasBody = false for 1xx, 204 and 304).
+ * @param {number} code the status code, after ToInt32
+ * @returns {boolean}
+ */
+function isBodylessStatus (code) {
+  return code === 204 || code === 304 || (code >= 100 && code <= 199)
+}
+
+/**
+ * Whether Node sends no body for `res`: write_() drops a chunk given to
+ * end() and _storeHeader() adds no Content-Length or chunked framing. That
+ * is a HEAD request (ServerResponse's constructor), or a header rendered
+ * by writeHead() for a bodyless status, or a fresh response whose status
+ * _implicitHeader() will render as one.
+ * @param {http.ServerResponse} res
+ * @returns {boolean}
+ */
+function bodyDropped (res) {
+  if (res._hasBody === false) return true
+  if (res._header !== null) return false
+  // Anything else freshReason() refuses before ToInt32 could run user code.
+  const status = res.statusCode
+  if (typeof status !== 'number' && typeof status !== 'string') return false
+  return isBodylessStatus(status | 0)
+}
+
+// The reason a bodyless response falls back with.
+function noBodyReason (req) {
+  return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
 }
 
 module.exports = {
@@ -224,6 +271,8 @@ module.exports = {
   options,
   httpDebug,
   fallbackReason,
+  bodyDropped,
+  isBodylessStatus,
   valueReason,
   setWriteHead
 }

@@ -173,10 +173,15 @@ function resolve () {
   // 26.12+ keeps _isLenientHeaderValidation()'s answer on the response once
   // a header block was rendered; the renderer leaves it as Node would.
   const kLenientCache = findSymbol(probe, 'kLenientCache')
+  // The server's rejectNonStandardBodyWrites, copied onto each response:
+  // write_() then throws for a body Node would otherwise drop (HEAD, 1xx,
+  // 204, 304). Null where Node has no such option.
+  const kRejectNonStandardBodyWrites = findSymbol(probe, 'kRejectNonStandardBodyWrites')
 
   return Object.freeze({
     protocol,
     kLenientCache,
+    kRejectNonStandardBodyWrites,
     kOutHeaders,
     kLastWriteQueueSize,
     kCorked,

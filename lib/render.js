@@ -13,8 +13,9 @@
 //   numbers; arrays and other objects are never cached);
 // - the response fields behind the automatic lines (sendDate,
 //   _removedConnection, shouldKeepAlive, maxRequestsOnConnectionReached,
-//   _defaultKeepAlive, _keepAliveTimeout, _maxRequestsPerSocket) and the
-//   Date value of the current second.
+//   _defaultKeepAlive, _keepAliveTimeout, _maxRequestsPerSocket, and
+//   _hasBody, false for HEAD: no Content-Length line) and the Date value of
+//   the current second.
 // The Content-Length value is not part of the key: it is a hole in the block
 // (the digit '0' in C) that each response fills with its own digits, which
 // C checks. A value equal to a cached one was checked when the block was
@@ -24,7 +25,7 @@ const http = require('node:http')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-const { FALLBACK, INVALID_HEADER_CHAR, valueReason } = require('./decide.js')
+const { FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason } = require('./decide.js')
 
 const { STATUS_CODES } = http
 const { isProxy } = util.types
@@ -100,7 +101,7 @@ function keepAliveMaxRenderable (max) {
 }
 
 // The automatic lines _storeHeader() appends after the user's headers on an
-// HTTP/1.1 response with a body and no user Connection, Keep-Alive,
+// HTTP/1.1 response (with a body or not) and no user Connection, Keep-Alive,
 // Transfer-Encoding or Trailer header: Date, then the keep-alive block
 // (useChunkedEncodingByDefault is true, so shouldSendKeepAlive is
 // shouldKeepAlive itself). `tail.head` and `tail.lines` grow; `tail.last` is
@@ -209,11 +210,15 @@ const names = []
 const values = []
 const keys = []
 
-// The fields of `res` behind the automatic lines, as one number.
+// The fields of `res` behind the automatic lines, as one number. _hasBody
+// is false for HEAD before rendering, and _storeHeader() then appends no
+// Content-Length: a HEAD response must never find the block of a GET with
+// the same status and headers. (A bodyless status is in the key through
+// the status code.)
 function stateOf (res) {
   return (res.sendDate ? 1 : 0) | (res._removedConnection ? 2 : 0) |
     (res.shouldKeepAlive ? 4 : 0) | (res.maxRequestsOnConnectionReached ? 8 : 0) |
-    (res._defaultKeepAlive ? 16 : 0)
+    (res._defaultKeepAlive ? 16 : 0) | (res._hasBody ? 0 : 32)
 }
 
 // True when entry `e` has the status, the names and the first `upTo`
@@ -314,6 +319,7 @@ function setRendered (res, slot, length, lines) {
 function applyBlock (res, code, message, ownMessage, userLength, value, last, head, slot, lines) {
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
+  if (isBodylessStatus(code)) res._hasBody = false
   if (userLength) {
     res._contentLength = +value
     res._removedContLen = false
@@ -434,7 +440,9 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
   }
   if (byNode) return RENDER_BY_NODE
   renderTail(res, hasDate)
-  if (lengthAt === -1) {
+  // Without a body (HEAD, 1xx, 204, 304) _storeHeader() adds no framing: the
+  // block has no Content-Length hole, and is not cached.
+  if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
     // freshReason() excluded _removedContLen without a user length, so the
     // body length is the framing.
     tail.prefix = tail.head + 'Content-Length: '
@@ -547,8 +555,10 @@ function namesRenderable (n) {
 /**
  * writeHead(statusCode[, reason][, obj]) for the shape frameworks use
  * (fastify, benchmark/http/simple.js): a fresh HTTP/1.1 response with no
- * setHeader() calls, a body-carrying status and a plain object of string,
- * number or array values that includes Content-Length. It renders what
+ * setHeader() calls, a body-carrying status (on any request method: the
+ * user's Content-Length is the framing, so a HEAD block is a GET block)
+ * and a plain object of string, number or array values that includes
+ * Content-Length. It renders what
  * ServerResponse#writeHead and _storeHeader() would, with their checks,
  * and sets the same fields; each value is read once. Anything else,
  * including every input Node rejects, returns false before changing
@@ -560,7 +570,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
   // Node's writeHead() takes over.
   if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') ||
       res._header || res[kOutHeaders] !== null || res.chunkedEncoding ||
-      res.useChunkedEncodingByDefault !== true || res._hasBody !== true ||
+      res.useChunkedEncodingByDefault !== true || typeof res._hasBody !== 'boolean' ||
       (res._expect_continue && !res._sent100)) {
     return false
   }

@@ -112,16 +112,21 @@ function countLines (head) {
   return lines
 }
 
+// The callback write_() hands a dropped body, on the next tick.
+function nop () {}
+
 /**
  * Builds the response into one Buffer from Node's shared pool and writes it
  * with one socket.write() carrying the finish callback, then sets what
  * end() sets. The header block is either cached in C (`slot` >= 0, with
  * `length` the Content-Length value to fill in) or res._header itself
  * (`slot` -1, with `lines` header lines), checked again by C.
+ * @param {boolean} dropped end() was given a body that Node drops (HEAD,
+ *   1xx, 204, 304): `chunk` is null, and write_()'s tick is queued
  * @returns {number} 0 when sent, else the core's rejection code (nothing
  *   was sent or changed; Node's own end() must continue)
  */
-function send (res, slot, length, lines, chunk, len, flags, callback) {
+function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
   const head = res._header
   // Every char of an accepted head is one byte (latin1, or ASCII when the
   // block goes out as UTF-8), so the message size is known here and the
@@ -146,6 +151,9 @@ function send (res, slot, length, lines, chunk, len, flags, callback) {
     if (code !== 0) return code
   }
 
+  // write_() queues its callback for the dropped body before end() sends
+  // the header: the tick comes before the write's own.
+  if (dropped) process.nextTick(nop)
   res._headerSent = true
   if (chunk && typeof chunk !== 'string') {
     // Node queues the latin1 header in outputData and flushes it before a

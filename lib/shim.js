@@ -54,7 +54,12 @@ function bodyLength (chunk, encoding) {
 function nativeEnd (res, chunk, encoding, callback) {
   let flags = 0
   let len = 0
-  if (chunk) {
+  // write_: a HEAD, 1xx, 204 or 304 response drops the chunk after it set
+  // _contentLength from it; only the header block goes out, as latin1.
+  const dropped = chunk ? decide.bodyDropped(res) : false
+  if (dropped) {
+    len = bodyLength(chunk, encoding)
+  } else if (chunk) {
     if (typeof chunk === 'string') {
       flags = encoding === 'latin1' ? FLAGS.BODY_LATIN1 : FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY
     }
@@ -110,9 +115,11 @@ function nativeEnd (res, chunk, encoding, callback) {
   // A cached block is ASCII, and a UTF-8 string body that got here is too
   // (its byte length equals its length): C copies such a body as latin1,
   // the cheaper read, with the same bytes.
-  if (slot >= 0 && typeof chunk === 'string') flags = FLAGS.BODY_LATIN1
+  if (slot >= 0 && typeof chunk === 'string' && !dropped) flags = FLAGS.BODY_LATIN1
 
-  const code = send(res, slot, length, lines, chunk, len, flags, callback)
+  const code = dropped
+    ? send(res, slot, length, lines, null, 0, flags, callback, true)
+    : send(res, slot, length, lines, chunk, len, flags, callback, false)
   if (code !== 0) {
     count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
     return false

@@ -472,6 +472,64 @@ t.test('async hooks with init: same resources as Node', async t => {
   wantDirect(t, native.result.during, 'direct writes while the hook is enabled')
 })
 
+// A body end() drops (HEAD, 204, 304) still costs Node one tick, write_()'s
+// process.nextTick(callback), queued before the write's own: the same
+// resources in the same order on both paths, written directly or not.
+const HEAD_KEEP = 'HEAD / HTTP/1.1\r\nHost: x\r\n\r\n'
+const BODYLESS = [
+  ['HEAD', (res) => res.end('dropped')],
+  ['HEAD', (res) => { res.setHeader('Content-Length', 7); res.end('dropped') }],
+  ['HEAD', (res) => res.end()],
+  ['GET', (res) => { res.statusCode = 204; res.end(Buffer.from('dropped')) }],
+  ['GET', (res) => { res.writeHead(304, { etag: '"a"' }); res.end('dropped') }],
+  ['GET', (res) => res.end('a body')]
+]
+
+async function bodylessHookRun () {
+  const perResponse = []
+  let types = null
+  const hook = asyncHooks.createHook({
+    init (id, type) {
+      if (types !== null) types.push(type)
+    }
+  })
+  const server = http.createServer((req, res) => {
+    types = []
+    const mine = types
+    res.sendDate = false
+    BODYLESS[perResponse.length][1](res)
+    setImmediate(() => {
+      types = null
+      perResponse.push(mine)
+    })
+  })
+  const port = await listen(server)
+  const methods = BODYLESS.map(([method]) => method)
+  hook.enable()
+  try {
+    const client = new RawClient({ port, method: methods })
+    for (let i = 0; i < BODYLESS.length; i++) {
+      const text = methods[i] === 'HEAD' ? HEAD_KEEP : KEEP
+      await client.send(i === BODYLESS.length - 1 ? CLOSE : text)
+      await client.waitFor(i + 1)
+    }
+    await client.waitClose()
+    client.destroy()
+  } finally {
+    hook.disable()
+  }
+  await close(server)
+  return perResponse
+}
+
+t.test('async hooks: a dropped body costs the tick Node spends on it', async t => {
+  const legacy = await onPath(false, bodylessHookRun)
+  const native = await onPath(true, bodylessHookRun)
+  t.equal(legacy.result.length, BODYLESS.length)
+  t.strictSame(native.result, legacy.result, 'same init types in the same order per response')
+  t.strictSame(native.stats.native, shimActive ? BODYLESS.length : 0, 'every response took the native path')
+})
+
 // --- 6. Pipelined requests ---------------------------------------------------
 
 t.test('pipelined requests', async t => {

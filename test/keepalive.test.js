@@ -58,6 +58,107 @@ t.test('100 sequential requests on one keep-alive socket', async t => {
   t.equal(native.parsed.messages.filter(m => m.shouldKeepAlive).length, 99, 'kept alive until the last')
 })
 
+// HEAD, 204 and 304 between GETs on one keep-alive socket. The shapes share
+// their status and headers between GET and HEAD, so a header block cached
+// for one method is what a lookup for the other finds first: a GET block
+// carries a Content-Length line (its hole) that a HEAD block must not, and
+// a framing mistake desynchronises every later response on the socket.
+const HEAD_KEEP = 'HEAD / HTTP/1.1\r\nHost: x\r\n\r\n'
+
+function answerBodyless (req, res, shape, i) {
+  const body = `body ${i}`
+  switch (shape) {
+    case 0:
+      res.setHeader('X-Shape', 'a')
+      return res.end(body)
+    case 1:
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) })
+      return res.end(body, null, null)
+    case 2:
+      res.statusCode = 204
+      res.setHeader('X-Shape', 'a')
+      return res.end()
+    case 3:
+      res.statusCode = 304
+      res.setHeader('ETag', '"v1"')
+      return res.end(Buffer.from(body))
+    case 4:
+      res.writeHead(204, {})
+      return res.end(null, null, null)
+    case 5:
+      return res.end()
+    case 6:
+      res.setHeader('X-Shape', 'a')
+      res.setHeader('Content-Length', body.length)
+      return res.end(body)
+    default:
+      res.statusCode = 404
+      res.setHeader('X-Shape', 'a')
+      return res.end(body, 'latin1')
+  }
+}
+
+const BODYLESS_SHAPES = 8
+
+// Each shape answers a GET then a HEAD, then (second round) a HEAD then a
+// GET, so each method meets the other's cached block.
+function bodylessPlan (rounds) {
+  const plan = []
+  for (let r = 0; r < rounds; r++) {
+    for (let shape = 0; shape < BODYLESS_SHAPES; shape++) {
+      const methods = r % 2 === 0 ? ['GET', 'HEAD'] : ['HEAD', 'GET']
+      for (const method of methods) plan.push({ method, shape })
+    }
+  }
+  return plan
+}
+
+t.test('HEAD, 204 and 304 between GETs on one keep-alive socket', async t => {
+  const plan = bodylessPlan(4)
+  const requests = plan.map(({ method }, i) => {
+    const text = method === 'HEAD' ? HEAD_KEEP : KEEP
+    return i === plan.length - 1 ? text.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n') : text
+  })
+  const { native } = await checkParity(t, {
+    name: 'bodyless interleaved',
+    request: requests,
+    sequential: true,
+    timeout: 10000,
+    path: { native: plan.length },
+    handler (req, res, ctx) { answerBodyless(req, res, plan[ctx.index].shape, ctx.index) }
+  })
+  const messages = native.parsed.messages
+  t.equal(messages.length, plan.length, 'one response per request')
+  for (const [i, { method, shape }] of plan.entries()) {
+    const m = messages[i]
+    const names = m.headers.filter((h, j) => j % 2 === 0).map(h => h.toLowerCase())
+    const userLength = shape === 1 || shape === 6
+    const bodyless = method === 'HEAD' || shape === 2 || shape === 3 || shape === 4
+    if (bodyless && !userLength) t.notOk(names.includes('content-length'), `#${i} ${method} shape ${shape}: no Content-Length`)
+    const body = bodyless ? '' : shape === 5 ? '' : `body ${i}`
+    t.equal(m.body.toString('latin1'), body, `#${i} ${method} shape ${shape}: body`)
+    // The client's parser reads an unframed HEAD answer as the last one, so
+    // the server's own word decides.
+    t.equal(m.headers[m.headers.indexOf('Connection') + 1], i === plan.length - 1 ? 'close' : 'keep-alive')
+  }
+})
+
+t.test('pipelined HEAD, 204 and GET requests', async t => {
+  const plan = bodylessPlan(1)
+  const requests = plan.map(({ method }) => (method === 'HEAD' ? HEAD_KEEP : KEEP))
+  requests.push(CLOSE)
+  await checkParity(t, {
+    name: 'bodyless pipelined',
+    request: requests,
+    // The first response owns the socket; the others wait in outputData.
+    path: { native: 1, 'no-socket': plan.length },
+    handler (req, res, ctx) {
+      if (ctx.index === plan.length) return res.end('last')
+      answerBodyless(req, res, plan[ctx.index].shape, ctx.index)
+    }
+  })
+})
+
 t.test('pipelined requests written at once', async t => {
   const requests = Array.from({ length: 10 }, (_, i) => (i === 9 ? CLOSE : KEEP))
   const { native } = await checkParity(t, {

@@ -155,6 +155,17 @@ function toRequests (request) {
   return Array.isArray(request) ? request : [request]
 }
 
+// The method of each request, in order, for the parser: one string when
+// they are all the same.
+function requestMethods (requests) {
+  const methods = []
+  for (const r of requests) {
+    for (const m of r.matchAll(/(?:^|\r\n\r\n)([A-Z]+) \S+ HTTP\/\d\.\d\r\n/g)) methods.push(m[1])
+  }
+  if (methods.length === 0) return 'GET'
+  return methods.every(m => m === methods[0]) ? methods[0] : methods
+}
+
 function countRequests (requests) {
   // A pipelined fixture may pack several requests into one string; count the
   // request lines so the client knows how many responses to wait for.
@@ -172,8 +183,8 @@ function countRequests (requests) {
  * server (options for http.createServer, plus keepAliveTimeout,
  * maxRequestsPerSocket, headersTimeout set on the server object), setup(server)
  * (extra listeners such as checkContinue), date (keep res.sendDate), malformed
- * (the response is not expected to parse), method (for the parser; inferred
- * from the first request), timeout, path (expected path, see pathMatches()),
+ * (the response is not expected to parse), method (for the parser, one or
+ * one per response; inferred from the requests), timeout, path (expected path, see pathMatches()),
  * client(rawClient) (a hook to make the client misbehave, e.g. reset).
  *
  * ctx offers mark() (sample the state "right after end()" and queue a tick
@@ -194,7 +205,7 @@ function countRequests (requests) {
 async function capture (fx, { patched, tls: tlsOptions } = {}) {
   const requests = toRequests(fx.request)
   const expectedResponses = fx.responses ?? countRequests(requests)
-  const method = fx.method ?? (/^HEAD /.test(requests[0]) ? 'HEAD' : 'GET')
+  const method = fx.method ?? requestMethods(requests)
   const events = []
   const responses = []
   let responsesClosed = 0

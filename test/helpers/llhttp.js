@@ -18,8 +18,10 @@ const {
  *
  * @param {Buffer|Uint8Array} buf The raw bytes a server sent.
  * @param {object} [options]
- * @param {string} [options.method='GET'] The request method; for 'HEAD' the
- *   parser is told that no body follows, as parserOnIncomingClient does.
+ * @param {string|string[]} [options.method='GET'] The request method; for
+ *   'HEAD' the parser is told that no body follows, as
+ *   parserOnIncomingClient does. An array gives one method per message, in
+ *   order (1xx messages count), its last entry for any further message.
  * @param {boolean} [options.eof=true] Whether the connection ended after
  *   `buf`; then finish() runs, which completes a body delimited by close.
  * @returns {{messages: object[], error: null|{code: string, reason: string, bytesParsed: number}}}
@@ -64,7 +66,8 @@ function parseResponse (buf, { method = 'GET', eof = true } = {}) {
     // Returning 1 tells llhttp to skip the body, which is how the client
     // handles a response to HEAD; a 1xx response has no body either and
     // llhttp knows that on its own.
-    return method === 'HEAD' ? 1 : 0
+    const m = Array.isArray(method) ? method[Math.min(messages.length, method.length - 1)] : method
+    return m === 'HEAD' ? 1 : 0
   }
 
   parser[kOnBody] = function onBody (chunk) {

@@ -15,7 +15,8 @@ class RawClient {
    * @param {object} options
    * @param {number} options.port The server's port on 127.0.0.1.
    * @param {boolean} [options.tls] Connect with TLS, accepting any certificate.
-   * @param {string} [options.method='GET'] Request method the parser assumes.
+   * @param {string|string[]} [options.method='GET'] Request method the
+   *   parser assumes, or one per response (see parseResponse()).
    */
   constructor ({ port, tls: useTls = false, method = 'GET' }) {
     this.method = method
