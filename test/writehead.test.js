@@ -48,6 +48,75 @@ const cases = [
     headers: ctx => counting(ctx, { 'Content-Length': '2' })
   },
   {
+    // The shim reads the names with Object.keys() (own keys only), so its
+    // one for-in loop is the only walk of the chain, as on Node's path.
+    name: 'a Proxy on the prototype chain sees what Node shows it',
+    headers: ctx => {
+      const proto = new Proxy({ 'X-Inherited': 'i' }, {
+        ownKeys (target) {
+          ctx.event('trap ownKeys')
+          return Reflect.ownKeys(target)
+        },
+        getOwnPropertyDescriptor (target, key) {
+          ctx.event('trap getOwnPropertyDescriptor ' + String(key))
+          return Reflect.getOwnPropertyDescriptor(target, key)
+        },
+        has (target, key) {
+          ctx.event('trap has ' + String(key))
+          return Reflect.has(target, key)
+        },
+        get (target, key, receiver) {
+          ctx.event('trap get ' + String(key))
+          return Reflect.get(target, key, receiver)
+        },
+        getPrototypeOf (target) {
+          ctx.event('trap getPrototypeOf')
+          return Reflect.getPrototypeOf(target)
+        }
+      })
+      return Object.assign(Object.create(proto), { 'Content-Length': '2', 'X-A': 'a' })
+    }
+  },
+  {
+    name: 'a Proxy on the prototype chain, then a value Node renders',
+    headers: ctx => {
+      const proto = new Proxy({}, {
+        ownKeys (target) {
+          ctx.event('trap ownKeys')
+          return Reflect.ownKeys(target)
+        }
+      })
+      return Object.assign(Object.create(proto), { 'Content-Length': '2', Connection: 'keep-alive' })
+    }
+  },
+  {
+    name: 'an enumerable inherited getter is never read',
+    headers: ctx => {
+      class Headers {
+        constructor () {
+          this['Content-Length'] = '2'
+          this['X-Own'] = 'o'
+        }
+      }
+      Object.defineProperty(Headers.prototype, 'X-Inherited', {
+        enumerable: true,
+        get () {
+          ctx.event('getter X-Inherited')
+          return 'i'
+        }
+      })
+      const headers = new Headers()
+      Object.defineProperty(headers, 'X-Read', {
+        enumerable: true,
+        get () {
+          ctx.event('getter X-Read')
+          return 'a'
+        }
+      })
+      return headers
+    }
+  },
+  {
     name: 'a throwing getter leaves the state Node leaves',
     headers: ctx => {
       const obj = { 'Content-Length': '2' }
