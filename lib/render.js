@@ -192,6 +192,19 @@ function Entry () {
   this.suffix = ''
   this.lines = 0
   this.last = null
+  // The Content-Length value of the last response and its whole block:
+  // most responses repeat both.
+  this.lastValue = undefined
+  this.lastHead = ''
+}
+
+// The block of entry `e` with `value` in its Content-Length hole.
+function headOf (e, value) {
+  if (value !== e.lastValue) {
+    e.lastValue = value
+    e.lastHead = e.prefix + value + e.suffix
+  }
+  return e.lastHead
 }
 
 const entries = []
@@ -230,7 +243,11 @@ function matches (e, code, message, n, upTo) {
   for (let i = 0; i < n; i++) if (en[i] !== names[i]) return false
   const ev = e.values
   for (let i = 0; i < upTo; i++) {
-    if (i === e.lengthAt ? !lengthCacheable(values[i]) : ev[i] !== values[i]) return false
+    if (i === e.lengthAt
+      ? values[i] !== e.lastValue && !lengthCacheable(values[i])
+      : ev[i] !== values[i]) {
+      return false
+    }
   }
   return true
 }
@@ -286,6 +303,8 @@ function store (res, code, message, n, lengthAt, hasDate) {
   e.date = tail.date
   e.prefix = tail.prefix
   e.suffix = suffix
+  e.lastValue = undefined
+  e.lastHead = ''
   // Keep-alive without a removed Connection header leaves _last as it was.
   e.last = (e.state & 6) === 4 ? null : tail.last
   e.lines = tail.lines
@@ -395,7 +414,7 @@ function renderFresh (res, length) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
     applyBlock(res, code, message, false, lengthAt !== -1, value, e.last,
-      e.prefix + value + e.suffix, e.slot, e.lines)
+      headOf(e, value), e.slot, e.lines)
     return e.lines
   }
   const lines = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
@@ -633,7 +652,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
     }
     values[i] = value
     if (e !== null) {
-      if (i === lengthAt ? lengthCacheable(value) : e.values[i] === value) {
+      if (i === lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value) {
         i++
         continue
       }
@@ -659,7 +678,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
     const value = values[lengthAt]
     clearScratch(n)
     applyBlock(res, code, message, typeof reason === 'string', true, value, e.last,
-      e.prefix + value + e.suffix, e.slot, e.lines)
+      headOf(e, value), e.slot, e.lines)
     return true
   }
 

@@ -9,6 +9,10 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 
 const FLAGS = binding === null ? null : binding.flags
+// Read once: the globals `process` and `Buffer` are getters. nextTick is
+// still looked up on the process object per call, as Node's own modules do.
+const processObject = process
+const { allocUnsafe } = Buffer
 // sendCached() results (src/binding.c, src/send.h).
 const SEND_REJECT = 100
 
@@ -144,7 +148,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
   }
   let out = null
   if (written !== total) {
-    out = Buffer.allocUnsafe(total)
+    out = allocUnsafe(total)
     const code = slot >= 0
       ? binding.fillCached(out, slot, length, body, flags)
       : binding.fillFromHead(out, head, lines, body, flags)
@@ -153,7 +157,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
 
   // write_() queues its callback for the dropped body before end() sends
   // the header: the tick comes before the write's own.
-  if (dropped) process.nextTick(nop)
+  if (dropped) processObject.nextTick(nop)
   res._headerSent = true
   if (chunk && typeof chunk !== 'string') {
     // Node queues the latin1 header in outputData and flushes it before a
@@ -170,7 +174,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
     socket._writableState.pendingcb++
     socket._unrefTimer()
     countDirect(handle, total)
-    process.nextTick(afterDirectWrite, socket, res)
+    processObject.nextTick(afterDirectWrite, socket, res)
   } else if (written > 0) {
     // Written in part: the rest goes through socket.write(), and the
     // socket's counters read as if Node had written the whole message.

@@ -1001,9 +1001,9 @@ static napi_value js_send_cached(napi_env env, napi_callback_info info)
     reject = (int)hm_measure_holed(h.slot->block, h.slot->len, h.slot->hole, h.length, h.body,
                                    &total);
   }
-  double result;
+  long result;
   if (reject != 0) {
-    result = -(double)(SEND_REJECT + reject);
+    result = -(long)(SEND_REJECT + reject);
   } else {
     const hm_str_t parts[4] = {
         {h.slot->block, h.slot->hole},
@@ -1012,11 +1012,17 @@ static napi_value js_send_cached(napi_env env, napi_callback_info info)
         h.body,
     };
     int err = 0;
-    result = (double)hm_send(fd, parts, 4, &err);
+    result = hm_send(fd, parts, 4, &err);
   }
   arena_trim(inst);
+  /* An int32 result (every one a socket below its high-water mark gives)
+   * becomes a small integer, which costs V8 no allocation. */
   napi_value out;
-  CALL(env, napi_create_double(env, result, &out));
+  if (result >= INT32_MIN && result <= INT32_MAX) {
+    CALL(env, napi_create_int32(env, (int32_t)result, &out));
+  } else {
+    CALL(env, napi_create_double(env, (double)result, &out));
+  }
   return out;
 }
 
