@@ -23,7 +23,7 @@ const debug = util.debuglog('http-oneshot')
 
 // The properties lib/ relies on; an addon built from another version of
 // src/binding.c would lack some of them and is treated as missing.
-const REQUIRED = ['build', 'buildFromHead', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached',
+const REQUIRED = ['build', 'fill', 'buildFromHead', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached',
   'flags', 'errors', 'slotCount']
 
 let binding = null

@@ -4,6 +4,8 @@
  *
  * Exports:
  *   build(statusCode, reason, headers, body, flags) -> Buffer | error code
+ *   fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset)
+ *                                                    -> length | Buffer | -(error code)
  *   buildFromHead(head, numHeaders, body, flags)     -> Buffer | error code
  *   cacheSet(slot, prefix, suffix, numHeaders)      -> error code
  *   fillCached(dst, slot, length, body, flags)        -> error code
@@ -524,6 +526,14 @@ static bool read_count(napi_env env, napi_value v, const char *fn, uint32_t *cou
   return true;
 }
 
+/* The core rejects codes out of 100..999; NaN, fractions and values that
+ * would not survive the cast to unsigned are rejected by the callers the
+ * same way. The status line comes first on the wire, so its error wins. */
+static bool status_ok(double status)
+{
+  return status >= 0 && status <= 100000 && status == (double)(unsigned)status;
+}
+
 /* build(statusCode, reason, headers, body, flags) */
 static napi_value js_build(napi_env env, napi_callback_info info)
 {
@@ -593,10 +603,7 @@ static napi_value js_build(napi_env env, napi_callback_info info)
   if (read_body(env, inst, argv[3], "build", flags, &used, &body, &reject) == NULL) {
     return NULL;
   }
-  /* The core rejects codes out of 100..999; NaN, fractions and values that
-   * would not survive the cast to unsigned are rejected here the same way.
-   * The status line comes first on the wire, so its error wins. */
-  if (!(status_d >= 0 && status_d <= 100000) || status_d != (double)(unsigned)status_d) {
+  if (!status_ok(status_d)) {
     reject = HM_EINVAL_STATUS;
   }
   if (reject != 0) {
@@ -619,6 +626,151 @@ static napi_value js_build(napi_env env, napi_callback_info info)
   res.framing = (flags & FLAG_CHUNKED) ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
 
   napi_value out = emit(env, &res);
+  arena_trim(inst);
+  return out;
+}
+
+/* Reads fill()'s `dst, offset` pair: an ArrayBuffer and an offset no
+ * larger than its length, or null or undefined (no room). Returns false
+ * with a TypeError pending on misuse. */
+static bool read_dst(napi_env env, napi_value dst_v, napi_value off_v, char **dst, size_t *room)
+{
+  *dst = NULL;
+  *room = 0;
+  void *data = NULL;
+  size_t len = 0;
+  /* The common case first: one call, no napi_typeof(). */
+  if (napi_get_arraybuffer_info(env, dst_v, &data, &len) != napi_ok) {
+    napi_valuetype type;
+    if (napi_typeof(env, dst_v, &type) != napi_ok) {
+      throw_last_error(env);
+      return false;
+    }
+    if (type == napi_undefined || type == napi_null) {
+      return true;
+    }
+    throw_type_error(env, "fill: argument 'dst' must be an ArrayBuffer, null or undefined");
+    return false;
+  }
+  uint32_t off = 0;
+  if (napi_get_value_uint32(env, off_v, &off) != napi_ok || (size_t)off > len) {
+    throw_type_error(env, "fill: argument 'offset' must be an integer within 'dst'");
+    return false;
+  }
+  /* An empty ArrayBuffer may have no data pointer; nothing fits then. */
+  if (data != NULL) {
+    *dst = (char *)data + off;
+    *room = len - off;
+  }
+  return true;
+}
+
+/* fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset):
+ * build() for lib/build.js. The header fields come joined in one string,
+ * `name NUL value CR LF` per line, read with one Node-API call instead of
+ * two per field; the message is validated and sized once
+ * (hm_serialize_joined()) and written at `offset` into `dst`, an
+ * ArrayBuffer the caller hands out in pieces, when it fits there.
+ *
+ * Returns the message's length when it is in `dst` at `offset`; a Buffer
+ * of its own holding the message when it does not fit (or `dst` is null);
+ * or -(code) when the core rejects it, which lib/build.js explains with
+ * Node's error. */
+static napi_value js_fill(napi_env env, napi_callback_info info)
+{
+  napi_value argv[9];
+  instance_t *inst = NULL;
+  uint32_t num_headers = 0;
+  unsigned flags = 0;
+  if (!get_args(env, info, argv, 8, &inst,
+                "fill: expected 8 arguments "
+                "(fields, numHeaders, statusCode, reason, body, flags, dst, offset)") ||
+      !read_count(env, argv[1], "fill", &num_headers) ||
+      !read_flags(env, argv[5], "fill", &flags)) {
+    return NULL;
+  }
+  double status_d = 0;
+  if (napi_get_value_double(env, argv[2], &status_d) != napi_ok) {
+    return throw_type_error(env, "fill: argument 'statusCode' must be a number");
+  }
+  char *dst = NULL;
+  size_t room = 0;
+  if (!read_dst(env, argv[6], argv[7], &dst, &room)) {
+    return NULL;
+  }
+
+  size_t used = 0;
+  int reject = 0;
+  /* The reason first, as the status line comes first. */
+  span_t reason = {0, 0};
+  napi_status st =
+      read_head_string(env, inst, argv[3], &used, &reason, flags, HM_EINVAL_REASON, &reject);
+  bool has_reason = st == napi_ok;
+  if (st == napi_string_expected) {
+    napi_valuetype type;
+    CALL(env, napi_typeof(env, argv[3], &type));
+    if (type != napi_undefined && type != napi_null) {
+      return throw_type_error(env, "fill: argument 'reason' must be a string or undefined");
+    }
+  } else {
+    CALL(env, st);
+  }
+  span_t fields;
+  st = read_head_string(env, inst, argv[0], &used, &fields, flags, HM_EINVAL_VALUE, &reject);
+  if (st == napi_string_expected) {
+    return throw_type_error(env, "fill: argument 'fields' must be a string");
+  }
+  CALL(env, st);
+  body_t body;
+  if (read_body(env, inst, argv[4], "fill", flags, &used, &body, &reject) == NULL) {
+    arena_trim(inst);
+    return NULL;
+  }
+  if (!status_ok(status_d)) {
+    reject = HM_EINVAL_STATUS;
+  }
+  /* A line takes at least 4 bytes, so a count the string cannot hold is
+   * rejected before the views are sized from it. */
+  if (reject == 0 && (size_t)num_headers > fields.len / 4) {
+    reject = HM_EINVAL_HEAD;
+  }
+  if (reject == 0 &&
+      !grow((void **)&inst->fields, &inst->fields_cap, (size_t)num_headers * 2, sizeof(hm_str_t))) {
+    arena_trim(inst);
+    napi_throw_error(env, NULL, "fill: out of memory");
+    return NULL;
+  }
+  napi_value out;
+  hm_response_t res;
+  size_t len = 0;
+  hm_err_t err = HM_OK;
+  if (reject == 0) {
+    /* The arena has stopped moving; views into it stay valid. */
+    res.status = (unsigned)status_d;
+    res.reason.base = has_reason ? inst->arena + reason.off : NULL;
+    res.reason.len = reason.len;
+    res.headers = NULL;
+    res.num_headers = num_headers;
+    set_body(&res, inst, &body);
+    res.framing = (flags & FLAG_CHUNKED) ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
+    err = hm_serialize_joined(&res, inst->arena + fields.off, fields.len, inst->fields, dst, room,
+                              &len);
+    reject = err == HM_E2BIG ? 0 : (int)err;
+  }
+  if (reject != 0) {
+    arena_trim(inst);
+    CALL(env, napi_create_int32(env, -reject, &out));
+    return out;
+  }
+  if (err == HM_OK) {
+    arena_trim(inst);
+    CALL(env, napi_create_double(env, (double)len, &out));
+    return out;
+  }
+  /* It does not fit: a Buffer of its own, written from the views the core
+   * just checked. */
+  res.headers = inst->fields;
+  out = emit(env, &res);
   arena_trim(inst);
   return out;
 }
@@ -1135,6 +1287,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
 
   napi_property_descriptor props[] = {
       {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
+      {"fill", NULL, js_fill, NULL, NULL, NULL, napi_enumerable, inst},
       {"buildFromHead", NULL, js_build_from_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"fillFromHead", NULL, js_fill_from_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"checkHead", NULL, js_check_head, NULL, NULL, NULL, napi_enumerable, inst},

@@ -406,17 +406,10 @@ static char *hm__put_hex(char *d, const char *end, size_t n)
   return d + len;
 }
 
-hm_err_t hm_write(const hm_response_t *res, char *dst, size_t dst_len, size_t *written)
+/* Writes `res`, which hm__validate_and_size() accepted with size `need`, to
+ * `dst` (at least `need` bytes). */
+static void hm__emit(const hm_response_t *res, char *dst, size_t need)
 {
-  size_t need;
-  const hm_err_t err = hm__validate_and_size(res, &need);
-  if (err != HM_OK)
-    return err;
-  if (dst == NULL || written == NULL)
-    return HM_EINVAL_ARG;
-  if (dst_len < need)
-    return HM_E2BIG;
-
   char *d = dst;
   const char *const end = dst + need;
   const hm_str_t reason = hm__reason(res);
@@ -449,7 +442,104 @@ hm_err_t hm_write(const hm_response_t *res, char *dst, size_t dst_len, size_t *w
   }
 
   assert(d == end);
+  (void)d;
+}
+
+hm_err_t hm_write(const hm_response_t *res, char *dst, size_t dst_len, size_t *written)
+{
+  size_t need;
+  const hm_err_t err = hm__validate_and_size(res, &need);
+  if (err != HM_OK)
+    return err;
+  if (dst == NULL || written == NULL)
+    return HM_EINVAL_ARG;
+  if (dst_len < need)
+    return HM_E2BIG;
+  hm__emit(res, dst, need);
   *written = need;
+  return HM_OK;
+}
+
+hm_err_t hm_serialize(const hm_response_t *res, char *dst, size_t dst_len, size_t *len)
+{
+  if (len == NULL)
+    return HM_EINVAL_ARG;
+  size_t need;
+  const hm_err_t err = hm__validate_and_size(res, &need);
+  if (err != HM_OK)
+    return err;
+  if (dst == NULL && dst_len != 0)
+    return HM_EINVAL_ARG;
+  *len = need;
+  if (dst_len < need)
+    return HM_E2BIG;
+  hm__emit(res, dst, need);
+  return HM_OK;
+}
+
+/* Checks `len` bytes of `name NUL value CR LF` lines, exactly `num_headers`
+ * of them, and stores each name and value in `views`. Names must be tokens
+ * and values field chars, so the NUL ending a name and the CR LF ending a
+ * value are the first byte outside those sets. */
+static hm_err_t hm__split_joined(const char *fields, size_t len, size_t num_headers,
+                                 hm_str_t *views)
+{
+  const unsigned char *p = (const unsigned char *)fields;
+  const unsigned char *const end = p + len;
+  for (size_t i = 0; i < num_headers; i++) {
+    const unsigned char *name = p;
+    while (p < end && hm__token_table[*p])
+      p++;
+    if (p == end)
+      return HM_EINVAL_HEAD;
+    if (*p != '\0' || p == name)
+      return HM_EINVAL_NAME;
+    const unsigned char *value = p + 1;
+    p = hm__skip_field_chars(value, end);
+    if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
+      return p == end ? HM_EINVAL_HEAD : HM_EINVAL_VALUE;
+    views[2 * i].base = (const char *)name;
+    views[2 * i].len = (size_t)(value - 1 - name);
+    views[2 * i + 1].base = (const char *)value;
+    views[2 * i + 1].len = (size_t)(p - value);
+    p += 2;
+  }
+  return p == end ? HM_OK : HM_EINVAL_HEAD;
+}
+
+hm_err_t hm_serialize_joined(const hm_response_t *res, const char *fields, size_t fields_len,
+                             hm_str_t *views, char *dst, size_t dst_len, size_t *len)
+{
+  if (res == NULL || len == NULL || res->headers != NULL || (fields == NULL && fields_len != 0) ||
+      (views == NULL && res->num_headers != 0) || (dst == NULL && dst_len != 0))
+    return HM_EINVAL_ARG;
+  /* The other argument checks and the status and reason, in output order,
+   * as hm_measure() makes them for a response without header lines. */
+  hm_response_t head = *res;
+  head.num_headers = 0;
+  size_t need;
+  hm_err_t err = hm__validate_and_size(&head, &need);
+  if (err != HM_OK)
+    return err;
+  /* A line takes at least 4 bytes (a one-char name, NUL, CR, LF), so a count
+   * the buffer cannot hold fails before `views` is indexed by it. */
+  if (res->num_headers > fields_len / 4)
+    return HM_EINVAL_HEAD;
+  if (fields_len > 0) {
+    err = hm__split_joined(fields, fields_len, res->num_headers, views);
+    if (err != HM_OK)
+      return err;
+  }
+  /* Each line grows by one byte: NUL becomes ": ". */
+  if ((err = hm__add(&need, fields_len)) != HM_OK ||
+      (err = hm__add(&need, res->num_headers)) != HM_OK)
+    return err;
+  *len = need;
+  if (dst_len < need)
+    return HM_E2BIG;
+  head.headers = views;
+  head.num_headers = res->num_headers;
+  hm__emit(&head, dst, need);
   return HM_OK;
 }
 

@@ -300,3 +300,101 @@ test('checkHead validates a rendered block', t => {
   t.throws(() => binding.checkHead(1, 0), TypeError, 'head must be a string')
   t.end()
 })
+
+// lib/build.js joins header fields as `name NUL value CR LF` lines.
+function joined (flat) {
+  let s = ''
+  for (let i = 0; i < flat.length; i += 2) s += flat[i] + '\0' + flat[i + 1] + '\r\n'
+  return s
+}
+
+test('fill writes into an ArrayBuffer at an offset, or returns a Buffer of its own', t => {
+  const flat = ['Content-Type', 'text/plain', 'X-Latin1', 'caf\u00e9']
+  for (const [body, flags] of [['hi', 0], [Buffer.from('hi'), 0], ['h\u00e9', BODY_LATIN1],
+    ['h\u00e9', HEAD_UTF8], [undefined, CHUNKED], ['chunk', CHUNKED], [null, 0]]) {
+    const want = binding.build(200, 'Fine', flat, body, flags)
+    const ab = new ArrayBuffer(want.length + 16)
+    new Uint8Array(ab).fill(0x2a)
+    const n = binding.fill(joined(flat), 2, 200, 'Fine', body, flags, ab, 8)
+    t.equal(n, want.length, `length, flags ${flags}`)
+    t.ok(Buffer.from(ab, 8, n).equals(want), '  the bytes build() writes')
+    const bytes = new Uint8Array(ab)
+    t.ok(bytes.subarray(0, 8).every(b => b === 0x2a) && bytes.subarray(8 + n).every(b => b === 0x2a),
+      '  nothing written outside them')
+  }
+  const ab = new ArrayBuffer(40)
+  new Uint8Array(ab).fill(0x2a)
+  const own = binding.fill(joined(flat), 2, 200, undefined, 'x'.repeat(30), 0, ab, 0)
+  t.ok(Buffer.isBuffer(own), 'a message that does not fit comes back as a Buffer')
+  t.ok(own.equals(binding.build(200, undefined, flat, 'x'.repeat(30), 0)), '  with the same bytes')
+  t.ok(new Uint8Array(ab).every(b => b === 0x2a), '  and dst is left untouched')
+  const exact = binding.build(200, undefined, [], 'abc', 0).length
+  t.equal(binding.fill('', 0, 200, undefined, 'abc', 0, new ArrayBuffer(exact + 3), 3), exact,
+    'a message that fits exactly to the end')
+  t.ok(Buffer.isBuffer(binding.fill('', 0, 200, undefined, 'abc', 0, null, 0)), 'null dst')
+  t.ok(Buffer.isBuffer(binding.fill('', 0, 200, undefined, 'abc', 0, undefined, 0)), 'undefined dst')
+  t.ok(Buffer.isBuffer(binding.fill('', 0, 200, undefined, 'abc', 0, new ArrayBuffer(0), 0)),
+    'an empty dst')
+
+  const big = 'x\u00e9'.repeat(1024 * 1024)
+  const got = binding.fill(joined(flat), 2, 200, undefined, big, 0, new ArrayBuffer(64), 0)
+  t.ok(got.equals(binding.build(200, undefined, flat, big, 0)), 'a 3 MiB string body')
+  t.end()
+})
+
+test('fill rejects what build() rejects, as a negative code', t => {
+  const { errors } = binding
+  const ab = new ArrayBuffer(256)
+  new Uint8Array(ab).fill(0x2a)
+  const cases = [
+    [99, undefined, ['a', 'b'], errors.EINVAL_STATUS],
+    [200.5, undefined, ['a', 'b'], errors.EINVAL_STATUS],
+    [NaN, undefined, [], errors.EINVAL_STATUS],
+    [200, 'a\nb', [], errors.EINVAL_REASON],
+    [200, 'a\u0100', [], errors.EINVAL_REASON],
+    [200, undefined, ['a b', 'x'], errors.EINVAL_NAME],
+    [200, undefined, ['', 'x'], errors.EINVAL_NAME],
+    [200, undefined, ['X: y', 'z'], errors.EINVAL_NAME],
+    [200, undefined, ['a', '\u0d0a'], errors.EINVAL_VALUE],
+    [200, undefined, ['a', '\u0141'], errors.EINVAL_VALUE],
+    [200, undefined, ['a', 'b\0c'], errors.EINVAL_VALUE],
+    [200, undefined, ['a\0b', 'c'], errors.EINVAL_VALUE],
+    [200, undefined, ['a', 'x\r\nInjected: 1'], errors.EINVAL_HEAD]
+  ]
+  for (const [status, reason, flat, code] of cases) {
+    t.equal(binding.fill(joined(flat), flat.length / 2, status, reason, 'body', 0, ab, 0), -code,
+      `${JSON.stringify([status, reason, flat])}: -${code}`)
+  }
+  t.equal(binding.fill(joined(['a', 'b', 'c', 'd']), 1, 200, undefined, '', 0, ab, 0), -errors.EINVAL_HEAD,
+    'more lines than counted')
+  t.equal(binding.fill(joined(['a', 'b']), 2, 200, undefined, '', 0, ab, 0), -errors.EINVAL_HEAD,
+    'fewer lines than counted')
+  t.equal(binding.fill('a\0b', 1, 200, undefined, '', 0, ab, 0), -errors.EINVAL_HEAD, 'no CR LF')
+  t.equal(binding.fill(joined(['a', 'b']), 2 ** 31, 200, undefined, '', 0, ab, 0), -errors.EINVAL_HEAD,
+    'a count the string cannot hold')
+  t.equal(binding.fill(joined(['X', '\u00e9']), 1, 200, undefined, '', ASCII_ONLY, ab, 0), -errors.ENONASCII,
+    'ASCII_ONLY')
+  t.ok(new Uint8Array(ab).every(b => b === 0x2a), 'nothing is written on rejection')
+  t.end()
+})
+
+test('fill misuse throws a TypeError', t => {
+  const ab = new ArrayBuffer(64)
+  const cases = [
+    [() => binding.fill(), /^fill: expected 8 arguments/],
+    [() => binding.fill('', 0, 200, undefined, '', 0, ab), /^fill: expected 8 arguments/],
+    [() => binding.fill(5, 0, 200, undefined, '', 0, ab, 0), /^fill: argument 'fields' must be a string/],
+    [() => binding.fill('', '0', 200, undefined, '', 0, ab, 0), /^fill: argument 'numHeaders'/],
+    [() => binding.fill('', 0, '200', undefined, '', 0, ab, 0), /^fill: argument 'statusCode'/],
+    [() => binding.fill('', 0, 200, 5, '', 0, ab, 0), /^fill: argument 'reason'/],
+    [() => binding.fill('', 0, 200, undefined, 5, 0, ab, 0), /^fill: argument 'body'/],
+    [() => binding.fill('', 0, 200, undefined, '', 64, ab, 0), /^fill: argument 'flags' has unknown bits/],
+    [() => binding.fill('', 0, 200, undefined, '', 0, Buffer.alloc(64), 0), /^fill: argument 'dst'/],
+    [() => binding.fill('', 0, 200, undefined, '', 0, ab, 65), /^fill: argument 'offset'/],
+    [() => binding.fill('', 0, 200, undefined, '', 0, ab, -1), /^fill: argument 'offset'/]
+  ]
+  for (const [fn, message] of cases) {
+    t.throws(fn, { name: 'TypeError', message }, String(message))
+  }
+  t.end()
+})

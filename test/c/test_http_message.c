@@ -259,6 +259,75 @@ static const ok_row_t ok_rows[] = {
      S("HTTP/1.1 500 Internal Server Error\r\n\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n\r\n")},
 };
 
+/* Joins the header views of `res` as hm_serialize_joined() takes them,
+ * `name NUL value CR LF` per line, into a guarded buffer; `*len` receives
+ * the length. */
+static guard_t join_fields(const hm_response_t *res, size_t *len)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < res->num_headers; i++)
+    n += res->headers[2 * i].len + 1 + res->headers[2 * i + 1].len + 2;
+  guard_t g = guard_alloc(n);
+  char *d = g.p;
+  for (size_t i = 0; i < res->num_headers; i++) {
+    const hm_str_t name = res->headers[2 * i];
+    const hm_str_t value = res->headers[2 * i + 1];
+    if (name.len > 0)
+      memcpy(d, name.base, name.len);
+    d += name.len;
+    *d++ = '\0';
+    if (value.len > 0)
+      memcpy(d, value.base, value.len);
+    d += value.len;
+    *d++ = '\r';
+    *d++ = '\n';
+  }
+  *len = n;
+  return g;
+}
+
+/* Checks hm_serialize() and hm_serialize_joined() on an accepted response
+ * of `want_len` bytes: exact guarded buffer, one byte short (HM_E2BIG with
+ * the size stored and nothing written) and measuring with no buffer. */
+static void check_serialize_ok(const hm_response_t *res, const char *want, size_t want_len)
+{
+  for (int joined = 0; joined < 2; joined++) {
+    const char *fn = joined ? "serialize_joined" : "serialize";
+    size_t flen = 0;
+    guard_t fields = join_fields(res, &flen);
+    hm_str_t views[2 * MAX_ROW_HEADERS + 2];
+    hm_response_t jres = *res;
+    jres.headers = NULL;
+#define SERIALIZE(dst, dst_len, lenp)                                                   \
+  (joined ? hm_serialize_joined(&jres, fields.p, flen, views, (dst), (dst_len), (lenp)) \
+          : hm_serialize(res, (dst), (dst_len), (lenp)))
+
+    guard_t out = guard_alloc(want_len);
+    size_t len = 0;
+    hm_err_t err = SERIALIZE(out.p, want_len, &len);
+    tap_ok(err == HM_OK && len == want_len, "  %s into the exact size is HM_OK", fn);
+    tap_mem_eq(out.p, len, want, want_len, "  serialized bytes");
+    guard_free(out);
+
+    guard_t small = guard_alloc(want_len - 1);
+    memset(small.p, 0xA5, want_len - 1);
+    len = 0;
+    err = SERIALIZE(small.p, want_len - 1, &len);
+    int untouched = 1;
+    for (size_t i = 0; i + 1 < want_len; i++)
+      untouched = untouched && (unsigned char)small.p[i] == 0xA5;
+    tap_ok(err == HM_E2BIG && len == want_len && untouched,
+           "  %s one byte short is HM_E2BIG with the size and writes nothing", fn);
+    guard_free(small);
+
+    len = 0;
+    err = SERIALIZE(NULL, 0, &len);
+    tap_ok(err == HM_E2BIG && len == want_len, "  %s with no buffer measures", fn);
+#undef SERIALIZE
+    guard_free(fields);
+  }
+}
+
 /* Checks measure, write (exact guarded buffer), E2BIG with one byte less, and
  * the parse_head round trip of the head part. */
 static void check_ok_row(const ok_row_t *row)
@@ -277,6 +346,7 @@ static void check_ok_row(const ok_row_t *row)
   tap_ok(err == HM_OK && written == len, "  write returns HM_OK and the measured size");
   tap_mem_eq(out.p, written, row->want.base, row->want.len, "  bytes");
   guard_free(out);
+  check_serialize_ok(&res, row->want.base, row->want.len);
 
   /* One byte short: HM_E2BIG, nothing written, *written untouched. */
   guard_t small = guard_alloc(len - 1);
@@ -478,6 +548,43 @@ static void check_rejected(const hm_response_t *res, hm_err_t want, const char *
   tap_ok(err == want && untouched, "%s: write is %s and writes nothing", name, hm_err_name(want));
   if (err != want)
     tap_diag("  got %s", hm_err_name(err));
+
+  memset(dst, 0x5A, sizeof(dst));
+  len = 4242;
+  err = hm_serialize(res, dst, sizeof(dst), &len);
+  untouched = len == 4242;
+  for (size_t i = 0; i < sizeof(dst); i++)
+    untouched = untouched && dst[i] == 0x5A;
+  tap_ok(err == want && untouched, "%s: serialize is %s and writes nothing", name,
+         hm_err_name(want));
+  if (err != want)
+    tap_diag("  got %s", hm_err_name(err));
+
+  /* Joined, the same fields are rejected too, though a NUL, CR or LF may
+   * move the blame to another part. Views without bytes cannot be joined. */
+  if (res == NULL || res->headers == NULL || res->num_headers > MAX_ROW_HEADERS ||
+      res->framing > HM_FRAMING_CHUNKED || !hm__str_ok(res->body))
+    return;
+  for (size_t i = 0; i < 2 * res->num_headers; i++) {
+    if (!hm__str_ok(res->headers[i]))
+      return;
+  }
+  size_t flen = 0;
+  guard_t fields = join_fields(res, &flen);
+  hm_str_t views[2 * MAX_ROW_HEADERS];
+  hm_response_t jres = *res;
+  jres.headers = NULL;
+  memset(dst, 0x5A, sizeof(dst));
+  len = 4242;
+  err = hm_serialize_joined(&jres, fields.p, flen, views, dst, sizeof(dst), &len);
+  untouched = len == 4242;
+  for (size_t i = 0; i < sizeof(dst); i++)
+    untouched = untouched && dst[i] == 0x5A;
+  tap_ok(err != HM_OK && err != HM_E2BIG && untouched,
+         "%s: serialize_joined rejects it and writes nothing", name);
+  if (err == HM_OK || err == HM_E2BIG)
+    tap_diag("  got %s", hm_err_name(err));
+  guard_free(fields);
 }
 
 static void check_err_row(const err_row_t *row)
@@ -1110,6 +1217,114 @@ static void test_write_head(void)
   guard_free(g);
 }
 
+/* A joined field list that splits differently than it was joined always
+ * holds a NUL, CR or LF in a name or value, and is rejected. */
+typedef struct {
+  const char *name;
+  hm_str_t fields;
+  size_t num_headers;
+  hm_err_t want;
+} joined_row_t;
+
+static const joined_row_t joined_rows[] = {
+    {"no lines", S(""), 0, HM_OK},
+    {"one line", S("A\0b\r\n"), 1, HM_OK},
+    {"empty value", S("A\0\r\n"), 1, HM_OK},
+    {"a value with punctuation and HTAB", S("A\0b: c; d=\"e\"\t\r\n"), 1, HM_OK},
+    {"one line more than counted", S("A\0b\r\nC\0d\r\n"), 1, HM_EINVAL_HEAD},
+    {"one line fewer than counted", S("A\0b\r\n"), 2, HM_EINVAL_HEAD},
+    {"a value with CR LF and a line in it", S("A\0b\r\nC\0d\r\n"), 2, HM_OK},
+    {"the same bytes counted as one line (a value with CR LF)", S("A\0b\r\nC\0d\r\n"), 1,
+     HM_EINVAL_HEAD},
+    {"a NUL in a value", S("A\0b\0c\r\n"), 1, HM_EINVAL_VALUE},
+    {"a NUL in a name moves the rest into the value", S("A\0B\0c\r\n"), 1, HM_EINVAL_VALUE},
+    {"a name with ': ' (name 'X: y')", S("X: y\0z\r\n"), 1, HM_EINVAL_NAME},
+    {"an empty name", S("\0b\r\n"), 1, HM_EINVAL_NAME},
+    {"a line without a NUL", S("A: b\r\n"), 1, HM_EINVAL_NAME},
+    {"a bare LF in a value", S("A\0b\nc\r\n"), 1, HM_EINVAL_VALUE},
+    {"a bare CR in a value", S("A\0b\rc\r\n"), 1, HM_EINVAL_VALUE},
+    {"no CR LF at the end", S("A\0b"), 1, HM_EINVAL_HEAD},
+    {"LF without CR at the end", S("A\0bcd\n"), 1, HM_EINVAL_VALUE},
+    {"a name running to the end", S("Abcd"), 1, HM_EINVAL_HEAD},
+    {"bytes after the last line", S("A\0b\r\nC"), 1, HM_EINVAL_HEAD},
+    {"a count the bytes cannot hold", S("A\0b\r\n"), 1000, HM_EINVAL_HEAD},
+    {"DEL in a value", S("A\0b\x7f\r\n"), 1, HM_EINVAL_VALUE},
+    {"latin1 in a value", S("A\0caf\xe9\r\n"), 1, HM_OK},
+    {"latin1 in a name", S("caf\xe9\0x\r\n"), 1, HM_EINVAL_NAME},
+};
+
+static void test_serialize_joined(void)
+{
+  for (size_t r = 0; r < sizeof(joined_rows) / sizeof(joined_rows[0]); r++) {
+    const joined_row_t *row = &joined_rows[r];
+    guard_t fields = guard_copy(row->fields.base, row->fields.len);
+    hm_str_t views[4];
+    hm_response_t res = {200, NO_REASON, NULL, row->num_headers, S("xy"), HM_FRAMING_RAW};
+    char dst[256];
+    size_t len = 0;
+    hm_err_t err =
+        hm_serialize_joined(&res, fields.p, row->fields.len, views, dst, sizeof(dst), &len);
+    if (!tap_int_eq(err, row->want, row->name))
+      tap_diag("  got %s", hm_err_name(err));
+    if (err == HM_OK) {
+      /* The same bytes as hm_write() for the views it split. */
+      res.headers = views;
+      char again[256];
+      size_t written = 0;
+      tap_ok(hm_write(&res, again, sizeof(again), &written) == HM_OK &&
+                 tap_mem_eq(dst, len, again, written, "  same bytes as hm_write()"),
+             "  hm_write() agrees");
+    }
+    guard_free(fields);
+  }
+
+  /* Every proper prefix of a joined list is rejected. */
+  static const char full[] = "A\0b\r\nCc\0d: e\r\n";
+  int prefixes_rejected = 1;
+  for (size_t n = 0; n + 1 < sizeof(full); n++) {
+    guard_t g = guard_copy(full, n);
+    hm_str_t views[4];
+    hm_response_t res = {200, NO_REASON, NULL, 2, {0}, HM_FRAMING_RAW};
+    size_t len = 0;
+    hm_err_t err = hm_serialize_joined(&res, g.p, n, views, NULL, 0, &len);
+    prefixes_rejected = prefixes_rejected && err != HM_OK && err != HM_E2BIG;
+    guard_free(g);
+  }
+  tap_ok(prefixes_rejected, "serialize_joined: every proper prefix is rejected");
+
+  static const char one[] = "A\0b\r\n";
+  hm_str_t views[2];
+  hm_response_t res = {200, NO_REASON, NULL, 1, {0}, HM_FRAMING_RAW};
+  size_t len = 77;
+  char dst[64];
+  tap_int_eq(hm_serialize_joined(NULL, one, 5, views, dst, sizeof(dst), &len), HM_EINVAL_ARG,
+             "serialize_joined(NULL res) is HM_EINVAL_ARG");
+  tap_int_eq(hm_serialize_joined(&res, one, 5, views, dst, sizeof(dst), NULL), HM_EINVAL_ARG,
+             "serialize_joined(NULL len) is HM_EINVAL_ARG");
+  tap_int_eq(hm_serialize_joined(&res, NULL, 5, views, dst, sizeof(dst), &len), HM_EINVAL_ARG,
+             "serialize_joined(NULL fields) is HM_EINVAL_ARG");
+  tap_int_eq(hm_serialize_joined(&res, one, 5, NULL, dst, sizeof(dst), &len), HM_EINVAL_ARG,
+             "serialize_joined(NULL views) is HM_EINVAL_ARG");
+  tap_int_eq(hm_serialize_joined(&res, one, 5, views, NULL, 8, &len), HM_EINVAL_ARG,
+             "serialize_joined(NULL dst with a length) is HM_EINVAL_ARG");
+  const hm_str_t hdr[2] = {S("A"), S("b")};
+  res.headers = hdr;
+  tap_int_eq(hm_serialize_joined(&res, one, 5, views, dst, sizeof(dst), &len), HM_EINVAL_ARG,
+             "serialize_joined with res->headers set is HM_EINVAL_ARG");
+  tap_int_eq((long long)len, 77, "  *len untouched on errors");
+  tap_int_eq(hm_serialize(&res, NULL, 8, &len), HM_EINVAL_ARG,
+             "serialize(NULL dst with a length) is HM_EINVAL_ARG");
+  tap_int_eq(hm_serialize(&res, dst, sizeof(dst), NULL), HM_EINVAL_ARG,
+             "serialize(NULL len) is HM_EINVAL_ARG");
+  tap_int_eq(hm_serialize(NULL, dst, sizeof(dst), &len), HM_EINVAL_ARG,
+             "serialize(NULL res) is HM_EINVAL_ARG");
+
+  /* The size check comes before any write: a joined size that overflows. */
+  hm_response_t big = {200, NO_REASON, NULL, 1, {one, SIZE_MAX - 22}, HM_FRAMING_RAW};
+  tap_int_eq(hm_serialize_joined(&big, one, 5, views, NULL, 0, &len), HM_EOVERFLOW,
+             "serialize_joined: a size past SIZE_MAX is HM_EOVERFLOW");
+}
+
 static void test_parse_args(void)
 {
   hm_response_t res;
@@ -1156,5 +1371,6 @@ int main(void)
   for (size_t i = 0; i < sizeof(parse_rows) / sizeof(parse_rows[0]); i++)
     check_parse_row(&parse_rows[i]);
   test_parse_args();
+  test_serialize_joined();
   return tap_done();
 }

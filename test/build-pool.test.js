@@ -1,0 +1,153 @@
+'use strict'
+
+// buildHttpMessage() hands out its results from a shared slab (lib/build.js
+// buildFromPool()): results built back to back never share a byte, a result
+// stays intact however many are built after it, and messages the slab does
+// not take, or takes only after a retry, come out the same as on the JS
+// fallback.
+
+const path = require('node:path')
+const { test } = require('tap')
+
+const libDir = path.join(__dirname, '..', 'lib')
+
+// Loads lib/build.js afresh with the addon enabled or disabled through
+// HTTP_ONESHOT_NATIVE, leaving the module cache as it found it.
+function loadBuild (native) {
+  const files = ['build.js', 'binding.js'].map(f => require.resolve(path.join(libDir, f)))
+  const saved = files.map(f => require.cache[f])
+  const env = process.env.HTTP_ONESHOT_NATIVE
+  for (const f of files) delete require.cache[f]
+  if (native) delete process.env.HTTP_ONESHOT_NATIVE
+  else process.env.HTTP_ONESHOT_NATIVE = '0'
+  try {
+    return require(path.join(libDir, 'build.js'))
+  } finally {
+    if (env === undefined) delete process.env.HTTP_ONESHOT_NATIVE
+    else process.env.HTTP_ONESHOT_NATIVE = env
+    files.forEach((f, i) => {
+      if (saved[i]) require.cache[f] = saved[i]
+      else delete require.cache[f]
+    })
+  }
+}
+
+const native = loadBuild(true)
+const fallback = loadBuild(false)
+
+// A message of about `size` bytes whose every byte depends on `seed`.
+function args (seed, size, kind = 'string') {
+  const text = String.fromCharCode(...Array.from({ length: 26 }, (_, i) => 97 + (seed + i) % 26))
+  const bodyText = text.repeat(Math.ceil(size / 26)).slice(0, size)
+  const body = kind === 'string' ? bodyText : Buffer.from(bodyText)
+  return [200 + seed % 300, undefined, ['X-Seed', String(seed), 'Content-Length', body.length], body]
+}
+
+function overlaps (a, b) {
+  return a.buffer === b.buffer &&
+    a.byteOffset < b.byteOffset + b.length && b.byteOffset < a.byteOffset + a.length
+}
+
+test('both paths are present', async t => {
+  t.equal(native.isNative, true, 'addon loaded')
+  t.equal(fallback.isNative, false, 'fallback forced')
+})
+
+test('results built back to back do not share memory', async t => {
+  const a = native.buildHttpMessage(...args(1, 10))
+  const b = native.buildHttpMessage(...args(2, 10))
+  t.ok(Buffer.isBuffer(a) && Buffer.isBuffer(b), 'Buffers')
+  t.equal(Object.getPrototypeOf(a), Buffer.prototype, 'with Buffer.prototype')
+  t.notOk(overlaps(a, b), 'disjoint')
+  t.equal(a.buffer, b.buffer, 'from the same slab')
+  t.equal(a.byteOffset % 8, 0, 'aligned to 8 bytes')
+  t.equal(b.byteOffset % 8, 0, 'aligned to 8 bytes')
+  const aCopy = Buffer.from(a)
+  b.fill(0)
+  t.ok(a.equals(aCopy), 'writing to one leaves the other as it was')
+})
+
+test('a result stays valid after many later builds', async t => {
+  const kept = []
+  for (let i = 0; i < 2000; i++) {
+    const size = [0, 3, 100, 1000, 4000, 17000, 33000, 70000][i % 8]
+    const a = args(i, size, i % 3 === 0 ? 'Buffer' : 'string')
+    const out = native.buildHttpMessage(...a)
+    kept.push([out, fallback.buildHttpMessage(...a)])
+  }
+  let same = 0
+  for (const [out, want] of kept) if (out.equals(want)) same++
+  t.equal(same, kept.length, 'every result still holds its own bytes')
+  const live = kept.map(k => k[0]).filter(b => b.buffer.byteLength > b.length)
+  t.ok(live.length > 1000, 'most results came from a slab')
+  let disjoint = true
+  const bySlab = new Map()
+  for (const b of live) {
+    if (!bySlab.has(b.buffer)) bySlab.set(b.buffer, [])
+    bySlab.get(b.buffer).push(b)
+  }
+  for (const list of bySlab.values()) {
+    list.sort((x, y) => x.byteOffset - y.byteOffset)
+    for (let i = 1; i < list.length; i++) {
+      if (list[i].byteOffset < list[i - 1].byteOffset + list[i - 1].length) disjoint = false
+    }
+  }
+  t.ok(disjoint, 'no two results of one slab overlap')
+})
+
+test('large messages get a Buffer of their own', async t => {
+  for (const size of [32 * 1024, 64 * 1024, 1024 * 1024]) {
+    for (const kind of ['string', 'Buffer']) {
+      const a = args(size, size, kind)
+      const out = native.buildHttpMessage(...a)
+      t.ok(out.equals(fallback.buildHttpMessage(...a)), `${size} B ${kind}: same bytes as the fallback`)
+      t.equal(out.buffer.byteLength, out.length, '  alone in its ArrayBuffer')
+    }
+  }
+})
+
+test('a size the estimate gets wrong still comes out right', async t => {
+  // The estimate counts UTF-16 units; these bodies and headers take more
+  // bytes than that, so some messages do not fit where the slab has room
+  // for the estimate, and come back as a Buffer of their own.
+  const wide = '\u4e2d'.repeat(3000)
+  let own = 0
+  for (let i = 0; i < 200; i++) {
+    const a = [200, 'R\u00e9ason', ['X-Latin1', 'caf\u00e9', 'X-I', i], wide + i]
+    for (const opts of [undefined, { headerEncoding: 'utf8' }, { chunked: true }]) {
+      const out = native.buildHttpMessage(...a, opts)
+      if (out.buffer.byteLength === out.length) own++
+      t.ok(out.equals(fallback.buildHttpMessage(...a, opts)), `round ${i} ${JSON.stringify(opts)}`,
+        { diagnostic: false })
+    }
+  }
+  t.ok(own > 0, 'some messages did not fit where the estimate said they would')
+})
+
+test('a headers array whose getters build messages too', async t => {
+  // Reading the array runs user code that builds into the same slab before
+  // the outer message is written: the outer one must not land on it.
+  let inner = null
+  const headers = ['X-Outer', 'value']
+  Object.defineProperty(headers, 1, {
+    enumerable: true,
+    get () {
+      inner = native.buildHttpMessage(...args(7, 40))
+      return 'value'
+    }
+  })
+  const outer = native.buildHttpMessage(200, undefined, headers, 'outer body')
+  t.equal(outer.toString('latin1'), 'HTTP/1.1 200 OK\r\nX-Outer: value\r\n\r\nouter body')
+  t.ok(inner.equals(fallback.buildHttpMessage(...args(7, 40))), 'the inner message is intact')
+  t.notOk(overlaps(inner, outer), 'and does not overlap the outer one')
+})
+
+test('rejected input leaves the slab as it was', async t => {
+  const before = native.buildHttpMessage(...args(3, 20))
+  const copy = Buffer.from(before)
+  t.throws(() => native.buildHttpMessage(200, undefined, ['X', 'a\r\nb'], 'x'.repeat(100)),
+    { code: 'ERR_INVALID_CHAR' })
+  const after = native.buildHttpMessage(...args(4, 20))
+  t.ok(before.equals(copy), 'the earlier result is intact')
+  t.notOk(overlaps(before, after), 'the next result does not overlap it')
+})
