@@ -68,7 +68,11 @@ export function install (options?: InstallOptions): () => void
  */
 export function uninstall (): void
 
-/** Whether the patch is in place. */
+/**
+ * Whether the patch is in place. install() leaves Node untouched (and this
+ * false) where the native path can never run: no addon, or a Node line whose
+ * http internals the shim does not reproduce.
+ */
 export function isInstalled (): boolean
 
 /**

@@ -177,13 +177,18 @@ let installed = false
 let previousEnd
 let previousWriteHead
 
+// Where the native path can never run (no addon, or a Node line whose
+// internals lib/internals.js does not recognise) install() leaves Node's
+// methods untouched: a wrapper there would only cost every response time.
+const canRun = binding !== null && internals !== null
+
 function install () {
-  if (installed) return
+  if (installed || !canRun) return
   previousEnd = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'end')
   Object.defineProperty(ServerResponse.prototype, 'end', {
     value: end, writable: true, enumerable: false, configurable: true
   })
-  if (internals !== null && ServerResponse.prototype.writeHead === resWriteHead) {
+  if (ServerResponse.prototype.writeHead === resWriteHead) {
     previousWriteHead = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'writeHead')
     Object.defineProperty(ServerResponse.prototype, 'writeHead', {
       ...previousWriteHead, value: writeHead
