@@ -9,7 +9,7 @@ const net = require('node:net')
 const stream = require('node:stream')
 const EventEmitter = require('node:events')
 const util = require('node:util')
-const { probeProtocolIsolated } = require('./protocol/probe.js')
+const { probeIsolated } = require('./protocol/probe.js')
 const node20 = require('./protocol/node20.js')
 const node24 = require('./protocol/node24.js')
 
@@ -21,15 +21,6 @@ function findSymbol (obj, description) {
   }
   return null
 }
-
-const OWN_FIELDS = [
-  'outputData', 'outputSize', '_last', 'chunkedEncoding', 'shouldKeepAlive',
-  'maxRequestsOnConnectionReached', '_defaultKeepAlive',
-  'useChunkedEncodingByDefault', 'sendDate', '_removedConnection',
-  '_removedContLen', '_removedTE', 'strictContentLength', '_contentLength',
-  '_hasBody', '_trailer', 'finished', '_headerSent', 'socket', '_header',
-  '_keepAliveTimeout', '_onPendingData', 'req', '_sent100', '_expect_continue'
-]
 
 // Methods that Node's own end() reaches through `this` and that the native
 // path does not call: if any of them was replaced (on the instance, by a
@@ -82,34 +73,29 @@ function resolve () {
   const OM = http.OutgoingMessage
   if (typeof SR !== 'function' || typeof OM !== 'function') return null
 
-  const probed = probeProtocolIsolated({ end: OM.prototype.end, writeHead: SR.prototype.writeHead })
+  const probed = probeIsolated({ end: OM.prototype.end, writeHead: SR.prototype.writeHead })
   const protocolName = probed.protocol
   debug('end() protocol: %s (probed in %s)', protocolName, probed.isolated ? 'a child process' : 'this process')
   if (protocolName === null) return null
   const known = new Set(KNOWN_SYMBOLS)
   if (protocolName === 'node24') for (const name of NODE24_SYMBOLS) known.add(name)
 
-  const probe = new SR({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} })
-  probe.setHeader('x-probe', '1')
-  for (const sym of Object.getOwnPropertySymbols(probe)) {
-    if (!known.has(sym.description)) return null
+  // A fresh response's private symbols, header map, cork count and fields,
+  // as the probe saw them (lib/protocol/probe.js: responseShape()).
+  const shape = probed.shape
+  if (shape === null || !Array.isArray(shape.symbols) || !Array.isArray(shape.missing)) return null
+  for (const name of shape.symbols) {
+    if (!known.has(name)) return null
   }
+  if (shape.headersMap !== true || shape.corked !== 0 || shape.missing.length !== 0) return null
+
+  // The symbols themselves, from an instance built by OutgoingMessage's
+  // constructor alone (which sets every one of them): ServerResponse's
+  // constructor, run for every request, never sees a fake request here.
+  const probe = Reflect.construct(OM, [], SR)
   const kOutHeaders = findSymbol(probe, 'kOutHeaders')
   const kCorked = findSymbol(probe, 'corked')
   if (kOutHeaders === null || kCorked === null) return null
-  // A null-prototype object, or (26.12+) an OutgoingHeaders whose prototype
-  // is empty and has a null prototype itself: either way no key but the
-  // stored ones can be read through it.
-  const map = probe[kOutHeaders]
-  if (map === null || typeof map !== 'object') return null
-  const mapProto = Object.getPrototypeOf(map)
-  if (mapProto !== null && (Object.getPrototypeOf(mapProto) !== null ||
-      Reflect.ownKeys(mapProto).some((key) => key !== 'constructor'))) return null
-  if (!Array.isArray(map['x-probe']) || map['x-probe'][0] !== 'x-probe') return null
-  if (probe[kCorked] !== 0) return null
-  for (const field of OWN_FIELDS) {
-    if (!(field in probe)) return null
-  }
 
   // kUniqueHeaders is copied from the server onto each response.
   const server = new http.Server()

@@ -1,6 +1,7 @@
 'use strict'
 
-// lib/protocol/probe.js runs Node's own end() on a fake response in a child
+// lib/protocol/probe.js runs Node's own end() on a fake response (and reads a
+// fresh response's shape) in a child
 // process of the same binary, so that this process's http code never sees
 // the probe's objects. The child must give the answer the same probe gives
 // here, must run no preload from NODE_OPTIONS, and any way the child cannot
@@ -25,9 +26,10 @@ fs.writeFileSync(preload, `require('node:fs').appendFileSync(${JSON.stringify(lo
 
 const SCRIPT = `
 const probe = require(${JSON.stringify(PROBE)})
-const isolated = probe.probeProtocolIsolated()
+const isolated = probe.probeIsolated()
 const here = probe.probeProtocol()
-console.log(JSON.stringify({ pid: process.pid, isolated, here }))
+const shape = probe.responseShape()
+console.log(JSON.stringify({ pid: process.pid, isolated, here, shape }))
 `
 
 // Through sh, which sets NODE_OPTIONS itself: the test runner's coverage
@@ -45,6 +47,11 @@ t.test('the probe runs in a child and answers as the probe here does', async t =
   const r = run({ HTTP_ONESHOT_PROBE: undefined })
   t.equal(r.isolated.isolated, true, 'probed in a child process')
   t.equal(r.isolated.protocol, r.here, `same answer (${r.here})`)
+  t.strictSame(r.isolated.shape, r.shape, 'the same response shape')
+  t.equal(r.shape.headersMap, true)
+  t.equal(r.shape.corked, 0)
+  t.strictSame(r.shape.missing, [])
+  t.ok(r.shape.symbols.includes('kOutHeaders'))
 })
 
 t.test('no NODE_OPTIONS preload runs in the child', async t => {
@@ -60,6 +67,7 @@ t.test('HTTP_ONESHOT_PROBE=inline probes in this process', async t => {
   const r = run({ HTTP_ONESHOT_PROBE: 'inline' })
   t.equal(r.isolated.isolated, false)
   t.equal(r.isolated.protocol, r.here)
+  t.strictSame(r.isolated.shape, r.shape)
 })
 
 t.test('a probe child never starts another', async t => {

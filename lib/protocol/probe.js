@@ -379,6 +379,46 @@ function probeProtocol (fns) {
   }
 }
 
+// The fields of a ServerResponse the shim reads and writes.
+const OWN_FIELDS = [
+  'outputData', 'outputSize', '_last', 'chunkedEncoding', 'shouldKeepAlive',
+  'maxRequestsOnConnectionReached', '_defaultKeepAlive',
+  'useChunkedEncodingByDefault', 'sendDate', '_removedConnection',
+  '_removedContLen', '_removedTE', 'strictContentLength', '_contentLength',
+  '_hasBody', '_trailer', 'finished', '_headerSent', 'socket', '_header',
+  '_keepAliveTimeout', '_onPendingData', 'req', '_sent100', '_expect_continue'
+]
+
+/**
+ * What a fresh ServerResponse on an HTTP/1.1 GET carries once one header is
+ * set: the descriptions of its private symbols, whether its header map
+ * holds the header as [name, value] with no key but the stored ones
+ * readable through it (a null-prototype object, or from 26.12 an
+ * OutgoingHeaders whose prototype is empty and has a null prototype), its
+ * cork count, and which fields the shim reads it lacks.
+ * @returns {{symbols: string[], headersMap: boolean, corked: *, missing: string[]}}
+ */
+function responseShape () {
+  const res = newResponse(http.ServerResponse, http.OutgoingMessage)
+  res.setHeader('x-probe', '1')
+  const kOutHeaders = findSymbol(res, 'kOutHeaders')
+  const kCorked = findSymbol(res, 'corked')
+  let headersMap = false
+  const map = kOutHeaders === null ? null : res[kOutHeaders]
+  if (map !== null && typeof map === 'object') {
+    const proto = Object.getPrototypeOf(map)
+    headersMap = (proto === null || (Object.getPrototypeOf(proto) === null &&
+      Reflect.ownKeys(proto).every((key) => key === 'constructor'))) &&
+      Array.isArray(map['x-probe']) && map['x-probe'][0] === 'x-probe' && map['x-probe'][1] === '1'
+  }
+  return {
+    symbols: symbolNames(res),
+    headersMap,
+    corked: kCorked === null ? null : res[kCorked],
+    missing: OWN_FIELDS.filter((field) => !(field in res))
+  }
+}
+
 // --- Running the probe away from the process's own http code -----------
 //
 // V8 keeps type feedback per function. Run here, the probe hands Node's
@@ -418,43 +458,59 @@ function childPossible () {
   return sea === null || typeof sea.isSea !== 'function' || !sea.isSea()
 }
 
-// The child's answer, or undefined when it gave none.
+// The child's answers, or undefined when it gave none.
 function probeInChild () {
   const { spawnSync } = require('node:child_process')
-  const script = 'process.stdout.write(String(' + JSON.stringify(PROTOCOLS) +
-    '.indexOf(require(' + JSON.stringify(__filename) + ').probeProtocol())))'
+  const script = 'const p = require(' + JSON.stringify(__filename) + '); ' +
+    'process.stdout.write(JSON.stringify({ protocol: p.probeProtocol(), shape: p.responseShape() }))'
   const env = { ...process.env, HTTP_ONESHOT: '0', [IN_CHILD]: '1' }
   delete env.NODE_OPTIONS
   const result = spawnSync(process.execPath, ['-e', script], {
     env,
-    encoding: 'latin1',
+    encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
     timeout: CHILD_TIMEOUT_MS,
     windowsHide: true
   })
-  if (result.error || result.status !== 0 || !/^[0-9]$/.test(result.stdout)) return undefined
-  return PROTOCOLS[Number(result.stdout)]
+  if (result.error || result.status !== 0) return undefined
+  let answer
+  try {
+    answer = JSON.parse(result.stdout)
+  } catch {
+    return undefined
+  }
+  if (answer === null || typeof answer !== 'object' || !PROTOCOLS.includes(answer.protocol) ||
+      answer.shape === null || typeof answer.shape !== 'object') {
+    return undefined
+  }
+  return answer
 }
 
 /**
- * probeProtocol() in a child process of the same Node binary, so that this
- * process's http code never sees the probe's objects; in this process when
- * no child can run.
+ * probeProtocol() and responseShape() in a child process of the same Node
+ * binary, so that this process's http code never sees the probe's objects;
+ * in this process when no child can run.
  * @param {object} [fns] as for probeProtocol(), used only in this process
  *   (a child probes its own, untouched http module)
- * @returns {{protocol: 'node20'|'node24'|null, isolated: boolean}}
+ * @returns {{protocol: 'node20'|'node24'|null, shape: object|null, isolated: boolean}}
  */
-function probeProtocolIsolated (fns) {
-  let protocol
+function probeIsolated (fns) {
+  let answer
   if (childPossible()) {
     try {
-      protocol = probeInChild()
+      answer = probeInChild()
     } catch {
-      protocol = undefined
+      answer = undefined
     }
   }
-  if (protocol !== undefined) return { protocol, isolated: true }
-  return { protocol: probeProtocol(fns), isolated: false }
+  if (answer !== undefined) return { protocol: answer.protocol, shape: answer.shape, isolated: true }
+  let shape = null
+  try {
+    shape = responseShape()
+  } catch {
+    shape = null
+  }
+  return { protocol: probeProtocol(fns), shape, isolated: false }
 }
 
-module.exports = { probeProtocol, probeProtocolIsolated, probeReport }
+module.exports = { probeProtocol, probeIsolated, probeReport, responseShape }
