@@ -616,15 +616,22 @@ function fastWriteHead (res, statusCode, reason, obj) {
   // anything else on that chain sees what it sees on Node's path.
   const own = Object.keys(obj)
   const n = own.length
-  for (let i = 0; i < n; i++) names[i] = own[i]
+  // Without a name of Content-Length's length, Node frames the body as
+  // chunked, which its own writeHead() renders (a response streamed with
+  // write(), benchmark/compare.js chunkedEnc=1): known before any lookup.
+  let lengthLike = false
+  for (let i = 0; i < n; i++) {
+    const key = own[i]
+    names[i] = key
+    if (key.length === 14) lengthLike = true
+  }
+  if (!lengthLike) return false
   let e = findEntry(code, message, n, 0, true)
   let lengthAt
   if (e !== null) {
     lengthAt = e.lengthAt
   } else {
-    // Without Content-Length Node frames the body as chunked, which its own
-    // writeHead() renders: known from the names alone, before any check
-    // (a response streamed with write(), benchmark/compare.js chunkedEnc=1).
+    // Without Content-Length Node frames the body as chunked, as above.
     if (!hasLengthName(n)) return false
     // writeHead() checks statusMessage, then _storeHeader() each name and
     // value, with these same expressions (lib/_http_common.js).

@@ -14,6 +14,8 @@ const render = require('./render.js')
 const { FLAGS, countLines, send, directStats } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
+// Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
+const debugEnabled = debug.enabled
 
 const { FALLBACK, DEFAULT_MAX_BODY, options, fallbackReason } = decide
 const { RENDER_BY_NODE, RENDER_FALLBACK, rendered } = render
@@ -32,7 +34,7 @@ const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 function count (reason, res) {
   stats.fallback++
   stats.reasons[reason] = (stats.reasons[reason] || 0) + 1
-  if (debug.enabled) {
+  if (debugEnabled) {
     const req = res.req
     debug('fallback: %s %s %s %s', reason, req ? req.method : '-', req ? req.url : '-', res.statusCode)
   }
