@@ -5,13 +5,17 @@
 // (native) and the limit stub side by side:
 //   node benchmark/instructions.js [shapes=writehead,express3,headers20,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
-//     [jobs=2] [node=<path>] [json=<file>]
+//     [jobs=2] [node=<path>] [json=<file>] [semi=16]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
 // `callgrind_control -z`, sends `requests` more requests on the same
 // connections, dumps with `callgrind_control -d` and divides the main
 // thread's Ir by the number of requests. Unlike wall-clock or CPU time the
 // count does not depend on the machine's load, so small differences show.
+// Every server runs with a young generation of `semi` MiB
+// (--min-semi-space-size = --max-semi-space-size): left to V8, it grows
+// or not from run to run, and the scavenges per request with it, which
+// moved the same code's count by up to 1.5k. semi=0 leaves V8's own sizing.
 
 const { execFile, execFileSync, spawn } = require('node:child_process')
 const fs = require('node:fs')
@@ -346,13 +350,14 @@ function nodeArgsFor (shape, mode) {
  * One measurement: a fresh server under callgrind, warm-up, zeroed
  * counters, `requests` measured requests, dump.
  */
-async function measure ({ shape, mode, node, warmup, requests, connections }) {
+async function measure ({ shape, mode, node, warmup, requests, connections, semi }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-cg-'))
   const started = Date.now()
   let server = null
   const clients = []
   try {
-    server = await startServer({ node, nodeArgs: nodeArgsFor(shape, mode), dir })
+    const v8Args = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : []
+    server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir })
     const listening = Date.now()
     for (let i = 0; i < connections; i++) clients.push(new Client(await connect(server.port)))
     if (warmup > 0) await sendRequests(clients, warmup, shape.body)
@@ -413,7 +418,8 @@ async function main () {
     c: 1,
     jobs: 2,
     node: process.execPath,
-    json: ''
+    json: '',
+    semi: 16
   })
   const shapes = opts.shapes.split(',').map((s) => s.trim()).filter(Boolean)
   for (const s of shapes) {
@@ -426,6 +432,7 @@ async function main () {
     if (!Number.isInteger(opts[key]) || opts[key] < 1) throw usage(`${key} must be a positive integer`)
   }
   if (opts.requests < opts.c) throw usage('requests must be at least c')
+  if (!Number.isInteger(opts.semi) || opts.semi < 0) throw usage('semi must be a non-negative integer (MiB)')
   let nodeVersion
   let valgrindVersion
   try {
@@ -441,7 +448,8 @@ async function main () {
 
   log(`callgrind (${valgrindVersion}), Node ${nodeVersion} (${opts.node}); ` +
     `${opts.c} keep-alive connections, ${opts.warmup} warm-up then ${opts.requests} measured requests; ` +
-    'Ir on the server\'s main thread per request')
+    'Ir on the server\'s main thread per request; ' +
+    (opts.semi > 0 ? `young generation fixed at ${opts.semi} MiB` : 'V8\'s own young generation sizing'))
   const started = Date.now()
   const tasks = []
   for (const name of shapes) {
@@ -459,7 +467,7 @@ async function main () {
   async function worker () {
     while (next < tasks.length) {
       const { name, mode } = tasks[next++]
-      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c })
+      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi })
       results[name][mode] = r
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
         `(${r.requests} × ${r.bytesPerResponse} B, all threads ${k(r.irAllThreads / r.requests)}; ` +
@@ -514,6 +522,7 @@ async function main () {
       requests: opts.requests,
       connections: opts.c,
       jobs: opts.jobs,
+      semiSpaceMiB: opts.semi,
       results: Object.fromEntries(Object.entries(results).map(([name, byMode]) => [name, {
         label: SHAPES[name].label,
         ...Object.fromEntries(Object.entries(byMode).map(([mode, r]) => [mode, {
