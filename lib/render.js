@@ -196,6 +196,8 @@ function Entry () {
   // most responses repeat both.
   this.lastValue = undefined
   this.lastHead = ''
+  // The Content-Length value whose digits C keeps for this slot.
+  this.sentValue = undefined
 }
 
 // The block of entry `e` with `value` in its Content-Length hole.
@@ -305,6 +307,7 @@ function store (res, code, message, n, lengthAt, hasDate) {
   e.suffix = suffix
   e.lastValue = undefined
   e.lastHead = ''
+  e.sentValue = undefined
   // Keep-alive without a removed Connection header leaves _last as it was.
   e.last = (e.state & 6) === 4 ? null : tail.last
   e.lines = tail.lines
@@ -704,8 +707,25 @@ function fastWriteHead (res, statusCode, reason, obj) {
   return true
 }
 
+/**
+ * The Content-Length argument of binding.sendCached()/fillCached() for a
+ * response from cached `slot` with `value`: -1 when C keeps the digits of
+ * that value from the slot's last response (src/binding.c, read_length()),
+ * which saves reading the string again.
+ * @param {number} slot
+ * @param {string|number} value
+ * @returns {string|number}
+ */
+function lengthArgument (slot, value) {
+  const e = entries[slot]
+  if (value === e.sentValue) return -1
+  e.sentValue = value
+  return value
+}
+
 module.exports = {
   RENDER_BY_NODE,
+  lengthArgument,
   RENDER_FALLBACK,
   renderFresh,
   fastWriteHead,

@@ -119,6 +119,8 @@ function nativeEnd (res, chunk, encoding, callback) {
   // the cheaper read, with the same bytes.
   if (slot >= 0 && typeof chunk === 'string' && !dropped) flags = FLAGS.BODY_LATIN1
 
+  // C keeps the digits of a cached slot's last Content-Length value.
+  if (slot >= 0) length = render.lengthArgument(slot, length)
   const code = dropped
     ? send(res, slot, length, lines, null, 0, flags, callback, true)
     : send(res, slot, length, lines, chunk, len, flags, callback, false)

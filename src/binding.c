@@ -87,6 +87,11 @@ typedef struct {
   char *block;
   size_t len;
   size_t hole;
+  /* The Content-Length digits of the slot's last response, which a length
+   * argument of -1 asks for again (most responses repeat them). */
+  char last[HM_LENGTH_DIGITS_MAX + 1];
+  size_t last_len;
+  bool has_last;
 } slot_t;
 
 typedef struct {
@@ -943,6 +948,8 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
   slot->block = NULL;
   slot->len = 0;
   slot->hole = 0;
+  slot->has_last = false;
+  slot->last_len = 0;
 
   size_t used = 0;
   span_t prefix;
@@ -989,11 +996,9 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
   return make_code(env, 0);
 }
 
-/* Reads a Content-Length argument as its decimal digits into `buf`
- * (HM_LENGTH_DIGITS_MAX + 1 bytes): a non-negative safe integer, or a
- * string, copied as latin1 and checked by the core. Returns false with an
- * exception pending on misuse. */
-static bool read_length(napi_env env, napi_value v, const char *fn, char *buf, hm_str_t *out)
+/* read_length() without keeping the digits. */
+static bool read_length_value(napi_env env, napi_value v, const char *fn, const slot_t *slot,
+                              char *buf, hm_str_t *out)
 {
   napi_valuetype type;
   if (napi_typeof(env, v, &type) != napi_ok) {
@@ -1009,6 +1014,13 @@ static bool read_length(napi_env env, napi_value v, const char *fn, char *buf, h
     /* Out of range values give no digits; the core rejects the empty view. */
     out->base = buf;
     out->len = 0;
+    if (n == -1) {
+      if (slot->has_last) {
+        memcpy(buf, slot->last, slot->last_len);
+        out->len = slot->last_len;
+      }
+      return true;
+    }
     if (n < 0 || n > INT64_C(9007199254740991)) {
       return true;
     }
@@ -1047,6 +1059,25 @@ static bool read_length(napi_env env, napi_value v, const char *fn, char *buf, h
   return false;
 }
 
+
+/* Reads a Content-Length argument as its decimal digits into `buf`
+ * (HM_LENGTH_DIGITS_MAX + 1 bytes): a non-negative safe integer, or a
+ * string, copied as latin1 and checked by the core; or -1, the digits of
+ * `slot`'s last response (none when it has had none since it was stored,
+ * which the core rejects). The digits read are kept as the slot's last.
+ * Returns false with an exception pending on misuse. */
+static bool read_length(napi_env env, napi_value v, const char *fn, slot_t *slot, char *buf,
+                        hm_str_t *out)
+{
+  if (!read_length_value(env, v, fn, slot, buf, out)) {
+    return false;
+  }
+  /* out->len <= HM_LENGTH_DIGITS_MAX: both readers stop there. */
+  memcpy(slot->last, out->base, out->len);
+  slot->last_len = out->len;
+  slot->has_last = true;
+  return true;
+}
 /* The arguments fillCached() and sendCached() share: a cached block, the
  * Content-Length value to fill in and the body. */
 typedef struct {
@@ -1067,8 +1098,9 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
   if (!read_flags(env, argv[3], fn, &flags)) {
     return false;
   }
-  h->slot = read_slot(env, inst, argv[0], fn);
-  if (h->slot == NULL || !read_length(env, argv[1], fn, h->digits, &h->length)) {
+  slot_t *slot = read_slot(env, inst, argv[0], fn);
+  h->slot = slot;
+  if (slot == NULL || !read_length(env, argv[1], fn, slot, h->digits, &h->length)) {
     return false;
   }
   size_t used = 0;

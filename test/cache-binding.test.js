@@ -1,0 +1,78 @@
+'use strict'
+
+// The header-block slots of the addon (src/binding.c): cacheSet() stores a
+// checked block with a Content-Length hole, fillCached() writes it with the
+// digits of a length argument, and a length of -1 asks for the digits the
+// slot's last response had, which lib/render.js passes when a response
+// repeats its slot's last Content-Length value.
+
+const t = require('tap')
+
+const binding = require('../lib/binding.js')
+
+const PREFIX = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: '
+const SUFFIX = '\r\n\r\n'
+
+// fillCached() wants a Buffer sized exactly: `digits` says how many
+// digits the block should get.
+function fill (slot, length, body, digits = String(length).length) {
+  const dst = Buffer.alloc(PREFIX.length + digits + SUFFIX.length + body.length, 0x2e)
+  const code = binding.fillCached(dst, slot, length, body, binding.flags.BODY_LATIN1)
+  return { code, text: dst.toString('latin1'), untouched: dst.every((b) => b === 0x2e) }
+}
+
+t.test('the addon', { skip: binding === null && 'the addon is not built' }, async t => {
+  const slot = binding.slotCount - 1
+
+  t.test('a length of -1 before any response of the slot is rejected', async t => {
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0, 'the block is stored')
+    for (const digits of [0, 1, 2]) {
+      const r = fill(slot, -1, 'ab', digits)
+      t.not(r.code, 0, `rejected (${digits}-digit buffer)`)
+      t.ok(r.untouched, 'nothing written')
+    }
+  })
+
+  t.test('-1 repeats the digits of the slot\'s last length', async t => {
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    const first = fill(slot, '4', 'abcd')
+    t.equal(first.code, 0)
+    t.equal(first.text, PREFIX + '4' + SUFFIX + 'abcd')
+    const again = fill(slot, -1, 'wxyz', 1)
+    t.equal(again.code, 0)
+    t.equal(again.text, PREFIX + '4' + SUFFIX + 'wxyz', 'the string\'s digits again')
+    const number = fill(slot, 12, 'x'.repeat(12))
+    t.equal(number.text, PREFIX + '12' + SUFFIX + 'x'.repeat(12), 'a number in its turn')
+    const repeated = fill(slot, -1, 'y'.repeat(12), 2)
+    t.equal(repeated.text, PREFIX + '12' + SUFFIX + 'y'.repeat(12), 'and its digits again')
+    const zeros = fill(slot, '0007', 'abcdefg')
+    t.equal(zeros.text, PREFIX + '0007' + SUFFIX + 'abcdefg', 'digits as given, leading zeros kept')
+    t.equal(fill(slot, -1, 'abcdefg', 4).text, PREFIX + '0007' + SUFFIX + 'abcdefg')
+  })
+
+  t.test('a rejected length is the last one too: -1 is rejected after it', async t => {
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(fill(slot, '5', 'abcde').code, 0)
+    const injected = fill(slot, '5\r\nX-Injected: 1', 'abcde')
+    t.not(injected.code, 0, 'CR LF in the digits is rejected')
+    t.ok(injected.untouched)
+    t.not(fill(slot, -1, 'abcde', 17).code, 0, 'and so is asking for them again')
+  })
+
+  t.test('storing a block forgets the last digits', async t => {
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(fill(slot, '3', 'abc').code, 0)
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0, 'the slot is stored again')
+    t.not(fill(slot, -1, 'abc', 1).code, 0, '-1 finds no digits')
+  })
+
+  t.test('each slot keeps its own digits', async t => {
+    const other = slot - 1
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(binding.cacheSet(other, PREFIX, SUFFIX, 2), 0)
+    t.equal(fill(slot, '2', 'ab').code, 0)
+    t.equal(fill(other, '9', 'abcdefghi').code, 0)
+    t.equal(fill(slot, -1, 'cd', 1).text, PREFIX + '2' + SUFFIX + 'cd')
+    t.equal(fill(other, -1, 'jklmnopqr', 1).text, PREFIX + '9' + SUFFIX + 'jklmnopqr')
+  })
+})
