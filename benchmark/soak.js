@@ -37,7 +37,7 @@ const SHAPES = [
   { name: 'setHeader x10+end', status: 200, len: 5, path: 'native' },
   { name: '404', status: 404, len: 9, path: 'native' },
   { name: 'JSON', status: 200, len: Buffer.byteLength(JSON_BODY), path: 'native' },
-  { name: 'HEAD', status: 200, len: 0, head: true, path: 'head' },
+  { name: 'HEAD', status: 200, len: 0, head: true, path: 'native' },
   { name: 'write+end (chunked)', status: 200, len: 10, path: 'headers-sent' },
   { name: 'writeHead without CL (chunked)', status: 200, len: 7, path: 'chunked' },
   { name: '20 KiB Buffer', status: 200, len: BIG_BODY.length, path: 'body-too-large' }
