@@ -27,7 +27,7 @@ const FALLBACK = Object.freeze({
   STRICT_CONTENT_LENGTH: 'strict-content-length', // private byte accounting
   TRAILERS: 'trailers', // addTrailers() or a Trailer header
   TRANSFER_ENCODING: 'transfer-encoding', // user-set Transfer-Encoding
-  CHUNKED: 'chunked', // Node's framing decision is chunked
+  CHUNKED: 'chunked', // chunked framing on a block the renderer did not cache
   ENCODING: 'encoding', // not utf8/latin1: separate header write, estimates
   CHUNK_TYPE: 'chunk-type', // not a string or Uint8Array: Node throws
   BODY_TOO_LARGE: 'body-too-large', // joining would copy a large body
@@ -70,6 +70,12 @@ if (internals !== null) {
   socketWritev = k._writev
   socketWriteGeneric = k._writeGeneric
 }
+
+// What the last render (lib/render.js) left for the write: the response and
+// its header block, the cached slot (-1: not cached) with the Content-Length
+// value to fill in, or a chunked block (whose framing C adds), and the line
+// count of an uncached block.
+const rendered = { res: null, head: null, slot: -1, length: 0, lines: 0, chunked: false }
 
 // The writeHead a pristine response resolves to: the shim's while installed.
 let currentWriteHead = internals === null ? null : internals.resMethods.writeHead
@@ -137,7 +143,20 @@ function fallbackReason (res, chunk, encoding) {
   if (res._expect_continue) return FALLBACK.EXPECT
   if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
   if (res._trailer !== '') return FALLBACK.TRAILERS
-  if (res.chunkedEncoding) return FALLBACK.CHUNKED
+  // Chunked framing goes out natively only after a header block the
+  // renderer cached as chunked (writeHead() without Content-Length); C adds
+  // the chunk around the body and the last chunk, as write_() and end() do.
+  // A block rendered as chunked whose response no longer says so (or the
+  // reverse) is left to Node as well. Without a body (HEAD) end() neither
+  // frames nor sends the chunk, whatever chunkedEncoding says, once the
+  // header is rendered.
+  const chunkedBlock = rendered.chunked && rendered.res === res && rendered.head === res._header
+  if (res.chunkedEncoding
+    ? !chunkedBlock && (hasBody === true || res._header === null)
+    : chunkedBlock) {
+    return FALLBACK.CHUNKED
+  }
+  if (chunkedBlock && (rendered.slot < 0 || hasBody !== true)) return FALLBACK.CHUNKED
   const dropped = bodyDropped(res)
   if (chunk) {
     if (dropped) {
@@ -269,6 +288,7 @@ module.exports = {
   DEFAULT_MAX_BODY,
   INVALID_HEADER_CHAR,
   options,
+  rendered,
   httpDebug,
   fallbackReason,
   bodyDropped,

@@ -19,13 +19,17 @@
 // The Content-Length value is not part of the key: it is a hole in the block
 // (the digit '0' in C) that each response fills with its own digits, which
 // C checks. A value equal to a cached one was checked when the block was
-// stored, so validation is never skipped, only not repeated.
+// stored, so validation is never skipped, only not repeated. A block that
+// writeHead() renders without Content-Length frames the body as chunked:
+// it has no hole, and C puts the chunk and the last chunk after it.
 
 const http = require('node:http')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-const { FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason } = require('./decide.js')
+const {
+  FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason, rendered
+} = require('./decide.js')
 
 const { STATUS_CODES } = http
 const { isProxy } = util.types
@@ -35,6 +39,9 @@ const { hasOwnProperty } = Object.prototype
 
 // Node's checkIsHttpToken (lib/_http_common.js).
 const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
+// The Transfer-Encoding values after which Node frames the body as chunked
+// (RE_TE_CHUNKED, lib/_http_outgoing.js).
+const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
 
 let kOutHeaders, kUniqueHeaders, kLenientCache, nodeDate
 if (internals !== null) ({ kOutHeaders, kUniqueHeaders, kLenientCache, nodeDate } = internals)
@@ -183,6 +190,8 @@ function Entry () {
   this.names = []
   this.values = []
   this.lengthAt = -1 // index of Content-Length in names, -1: appended by Node
+  this.chunked = false // writeHead() without Content-Length: chunked framing
+  this.teAt = -1 // index of a user Transfer-Encoding in names
   this.hasDate = false // a user Date header: no automatic one
   this.state = 0
   this.keepAliveTimeout = 0
@@ -263,12 +272,14 @@ function stateMatches (e, res, state) {
 }
 
 // The first stored entry matching the status, names and `upTo` values.
-// `userLength` asks for one whose Content-Length came from the headers
-// (writeHead() renders only those), not one end() appended.
-function findEntry (code, message, n, upTo, userLength) {
+// `writeHeadShape` asks for one writeHead() can render: Content-Length from
+// the headers (not one end() appended), or, when `chunkable`, chunked
+// framing; a fresh response never takes a chunked one.
+function findEntry (code, message, n, upTo, writeHeadShape, chunkable) {
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]
-    if (e.slot !== -1 && e.lines !== 0 && (!userLength || e.lengthAt >= 0) &&
+    if (e.slot !== -1 && e.lines !== 0 &&
+        (writeHeadShape ? e.lengthAt >= 0 || (chunkable && e.chunked) : !e.chunked) &&
         matches(e, code, message, n, upTo)) {
       return e
     }
@@ -276,13 +287,14 @@ function findEntry (code, message, n, upTo, userLength) {
   return null
 }
 
-// Stores the block just rendered into `tail` (with a Content-Length hole)
-// under the key in `names`/`values`. A block C rejects is not stored; the
-// caller then sends it through the uncached path, where C rejects it again
-// and Node's own end() runs.
-function store (res, code, message, n, lengthAt, hasDate) {
+// Stores the block just rendered into `tail` (with a Content-Length hole,
+// or `chunked` without one) under the key in `names`/`values`. A block C
+// rejects is not stored; the caller then sends it through the uncached
+// path, where C rejects it again and Node's own end() runs (a chunked block
+// falls back at once).
+function store (res, code, message, n, lengthAt, hasDate, chunked, teAt) {
   // A Date header the user set is in the key through its name.
-  if (CACHE_SIZE === 0 || !tail.cacheable || tail.prefix === null) return null
+  if (CACHE_SIZE === 0 || !tail.cacheable || (tail.prefix === null) !== chunked) return null
   const e = entries[nextSlot]
   nextSlot = (nextSlot + 1) % CACHE_SIZE
   e.lines = 0 // empty while C holds no block for it
@@ -298,6 +310,8 @@ function store (res, code, message, n, lengthAt, hasDate) {
   e.names.length = n
   e.values.length = n
   e.lengthAt = lengthAt
+  e.chunked = chunked
+  e.teAt = teAt
   e.state = stateOf(res)
   e.keepAliveTimeout = res._keepAliveTimeout
   e.maxRequests = res._maxRequestsPerSocket
@@ -305,8 +319,10 @@ function store (res, code, message, n, lengthAt, hasDate) {
   e.date = tail.date
   e.prefix = tail.prefix
   e.suffix = suffix
+  // A chunked block is the same for every response: headOf() with an
+  // undefined value returns it.
   e.lastValue = undefined
-  e.lastHead = ''
+  e.lastHead = chunked ? suffix : ''
   e.sentValue = undefined
   // Keep-alive without a removed Connection header leaves _last as it was.
   e.last = (e.state & 6) === 4 ? null : tail.last
@@ -314,12 +330,7 @@ function store (res, code, message, n, lengthAt, hasDate) {
   return e
 }
 
-// What the last render left for the write: the cached slot and the
-// Content-Length value to fill in, or slot -1 and the line count for an
-// uncached block. `res` tells which response it belongs to.
-const rendered = { res: null, head: null, slot: -1, length: 0, lines: 0 }
-
-function setRendered (res, slot, length, lines) {
+function setRendered (res, slot, length, lines, chunked) {
   // 26.12+ keeps the answer of _isLenientHeaderValidation() once a block is
   // rendered. (The renderer itself always validates strictly: where Node
   // would be lenient, C rejects and Node's own end() takes over.)
@@ -329,6 +340,7 @@ function setRendered (res, slot, length, lines) {
   rendered.slot = slot
   rendered.length = length
   rendered.lines = lines
+  rendered.chunked = chunked
 }
 
 /**
@@ -337,8 +349,10 @@ function setRendered (res, slot, length, lines) {
  * @param {boolean} ownMessage the reason came as writeHead()'s argument
  * @param {boolean} userLength the headers carry Content-Length (`value`)
  * @param {boolean|null} last what _last becomes; null keeps it
+ * @param {boolean} chunked the block frames the body as chunked
  */
-function applyBlock (res, code, message, ownMessage, userLength, value, last, head, slot, lines) {
+function applyBlock (res, code, message, ownMessage, userLength, value, last, head, slot, lines,
+  chunked) {
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
   if (isBodylessStatus(code)) res._hasBody = false
@@ -346,18 +360,19 @@ function applyBlock (res, code, message, ownMessage, userLength, value, last, he
     res._contentLength = +value
     res._removedContLen = false
   }
+  if (chunked) res.chunkedEncoding = true
   if (last !== null) res._last = last
   res._header = head
   res._headerSent = false
-  setRendered(res, slot, value, lines)
+  setRendered(res, slot, value, lines, chunked)
 }
 
 // applyBlock() for the block in `tail` (stored as `entry`, or null when it
 // was not cached), then clears `tail`.
-function applyRendered (res, code, message, ownMessage, userLength, value, entry) {
+function applyRendered (res, code, message, ownMessage, userLength, value, entry, chunked) {
   const head = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
   applyBlock(res, code, message, ownMessage, userLength, value, tail.last, head,
-    entry === null ? -1 : entry.slot, tail.lines)
+    entry === null ? -1 : entry.slot, tail.lines, chunked)
   tail.head = ''
   tail.prefix = null
 }
@@ -412,12 +427,12 @@ function renderFresh (res, length) {
       }
     }
   }
-  const e = findEntry(code, message, n, n, false)
+  const e = findEntry(code, message, n, n, false, false)
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
     applyBlock(res, code, message, false, lengthAt !== -1, value, e.last,
-      headOf(e, value), e.slot, e.lines)
+      headOf(e, value), e.slot, e.lines, false)
     return e.lines
   }
   const lines = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
@@ -471,10 +486,10 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
     tail.head = '\r\n'
     tail.lines++
   }
-  const e = store(res, code, message, n, lengthAt, hasDate)
+  const e = store(res, code, message, n, lengthAt, hasDate, false, -1)
 
   const value = lengthAt === -1 ? length : values[lengthAt]
-  applyRendered(res, code, message, false, lengthAt !== -1, value, e)
+  applyRendered(res, code, message, false, lengthAt !== -1, value, e, false)
   return tail.lines
 }
 
@@ -545,20 +560,21 @@ function specialName (key) {
   return ''
 }
 
-// Whether one of the first `n` names is Content-Length, in any case.
-function hasLengthName (n) {
-  for (let i = 0; i < n; i++) {
-    const key = names[i]
-    if (key.length === 14 && key.toLowerCase() === 'content-length') return true
-  }
-  return false
-}
+const NO_KEYS = Object.freeze([])
+
+// The index of the user Transfer-Encoding header namesRenderable() found,
+// or -1.
+let namesTeAt = -1
 
 // The names pass of fastWriteHead() when no cached entry has the same
-// names: Node's token check on each, Content-Length present, and no header
-// _storeHeader() treats apart other than Date. Reads no value.
-function namesRenderable (n) {
+// names: Node's token check on each, and no header _storeHeader() treats
+// apart other than Date and either Content-Length or (when `chunkable`)
+// Transfer-Encoding. Reads no value. Returns the index of Content-Length,
+// -1 for chunked framing (with `namesTeAt` set), or -2 when Node's own
+// writeHead() must render.
+function namesRenderable (n, chunkable) {
   let lengthAt = -1
+  namesTeAt = -1
   for (let i = 0; i < n; i++) {
     const key = names[i]
     if (!TOKEN.test(key)) return -2
@@ -567,10 +583,16 @@ function namesRenderable (n) {
       // Two spellings of Content-Length: Node keeps the last value.
       if (lengthAt !== -1) return -2
       lengthAt = i
+    } else if (special === 'transfer-encoding') {
+      if (namesTeAt !== -1) return -2
+      namesTeAt = i
     } else if (special !== '' && special !== 'date') {
       return -2
     }
   }
+  // Content-Length with Transfer-Encoding, or neither where Node would not
+  // choose chunked framing, is Node's to render.
+  if (lengthAt === -1 ? !chunkable : namesTeAt !== -1) return -2
   return lengthAt
 }
 
@@ -580,7 +602,9 @@ function namesRenderable (n) {
  * setHeader() calls, a body-carrying status (on any request method: the
  * user's Content-Length is the framing, so a HEAD block is a GET block)
  * and a plain object of string, number or array values that includes
- * Content-Length. It renders what
+ * Content-Length, or, on a response with a body, includes none (Node then
+ * frames the body as chunked, adding Transfer-Encoding: chunked unless the
+ * object has a Transfer-Encoding naming chunked). It renders what
  * ServerResponse#writeHead and _storeHeader() would, with their checks,
  * and sets the same fields; each value is read once. Anything else,
  * including every input Node rejects, returns false before changing
@@ -609,38 +633,47 @@ function fastWriteHead (res, statusCode, reason, obj) {
     if (!message) message = STATUS_CODES[code] || 'unknown'
     obj ??= reason
   }
-  if (typeof message !== 'string' || obj === null || typeof obj !== 'object' || isProxy(obj)) {
+  // No object renders no header lines (writeHead(200)); _storeHeader()
+  // reads an array as name/value pairs: Node's to render.
+  if (typeof message !== 'string' || (obj !== undefined && (obj === null ||
+      typeof obj !== 'object' || isProxy(obj) || Array.isArray(obj)))) {
     return false
   }
+
+  // Without Content-Length _storeHeader() frames the body as chunked when
+  // the response has one and nothing turned that off; HEAD, a removed
+  // Transfer-Encoding or a _contentLength set by hand are Node's to render.
+  const chunkable = res._hasBody === true && res._removedTE === false &&
+    typeof res._contentLength !== 'number'
 
   // Names first, without reading a value. Object.keys() reads only `obj`'s
   // own keys, so the one loop below that walks the prototype chain (for-in,
   // as Node's _storeHeader() does) is the only walk of it, and a Proxy or
   // anything else on that chain sees what it sees on Node's path.
-  const own = Object.keys(obj)
+  const own = obj === undefined ? NO_KEYS : Object.keys(obj)
   const n = own.length
-  // Without a name of Content-Length's length, Node frames the body as
-  // chunked, which its own writeHead() renders (a response streamed with
-  // write(), benchmark/compare.js chunkedEnc=1): known before any lookup.
+  // Without a name of Content-Length's length only chunked framing is
+  // left: known before any lookup.
   let lengthLike = false
   for (let i = 0; i < n; i++) {
     const key = own[i]
     names[i] = key
     if (key.length === 14) lengthLike = true
   }
-  if (!lengthLike) return false
-  let e = findEntry(code, message, n, 0, true)
+  if (!lengthLike && !chunkable) return false
+  let e = findEntry(code, message, n, 0, true, chunkable)
   let lengthAt
+  let teAt
   if (e !== null) {
     lengthAt = e.lengthAt
+    teAt = e.teAt
   } else {
-    // Without Content-Length Node frames the body as chunked, as above.
-    if (!hasLengthName(n)) return false
     // writeHead() checks statusMessage, then _storeHeader() each name and
     // value, with these same expressions (lib/_http_common.js).
     if (INVALID_HEADER_CHAR.test(message)) return false
-    lengthAt = namesRenderable(n)
-    if (lengthAt < 0) return false
+    lengthAt = namesRenderable(n, chunkable)
+    if (lengthAt < -1) return false
+    teAt = namesTeAt
   }
 
   // Values in order, each read once; one not equal to the cached entry's is
@@ -666,7 +699,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
         i++
         continue
       }
-      e = findEntry(code, message, n, i + 1, true)
+      e = findEntry(code, message, n, i + 1, true, chunkable)
       if (e !== null) {
         i++
         continue
@@ -674,7 +707,12 @@ function fastWriteHead (res, statusCode, reason, obj) {
     }
     const type = typeof value
     if (type === 'string') {
-      if (INVALID_HEADER_CHAR.test(value)) return handOver(obj, reason, i + 1, null, false, undefined)
+      if (INVALID_HEADER_CHAR.test(value) || (i === teAt && !TE_CHUNKED.test(value))) {
+        return handOver(obj, reason, i + 1, null, false, undefined)
+      }
+    } else if (i === teAt) {
+      // A Transfer-Encoding number or array: left to Node's renderer.
+      return handOver(obj, reason, i + 1, null, false, undefined)
     } else if (type !== 'number') {
       if (!Array.isArray(value) || !arrayRenderable(value) || i === lengthAt) {
         return handOver(obj, reason, i + 1, null, false, undefined)
@@ -684,11 +722,12 @@ function fastWriteHead (res, statusCode, reason, obj) {
   }
   if (i !== n) return handOver(obj, reason, i, null, false, undefined)
 
+  const chunked = lengthAt === -1
   if (e !== null && stateMatches(e, res, stateOf(res))) {
-    const value = values[lengthAt]
+    const value = chunked ? undefined : values[lengthAt]
     clearScratch(n)
-    applyBlock(res, code, message, typeof reason === 'string', true, value, e.last,
-      headOf(e, value), e.slot, e.lines)
+    applyBlock(res, code, message, typeof reason === 'string', !chunked, value, e.last,
+      headOf(e, value), e.slot, e.lines, chunked)
     return true
   }
 
@@ -700,10 +739,15 @@ function fastWriteHead (res, statusCode, reason, obj) {
     renderEntry(res, null, key, values[i], i === lengthAt)
   }
   renderTail(res, dated)
-  const stored = store(res, code, message, n, lengthAt, dated)
-  const value = values[lengthAt]
+  // After the automatic lines, as _storeHeader() adds it.
+  if (chunked && teAt === -1) {
+    tail.head += 'Transfer-Encoding: chunked\r\n'
+    tail.lines++
+  }
+  const stored = store(res, code, message, n, lengthAt, dated, chunked, teAt)
+  const value = chunked ? undefined : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, code, message, typeof reason === 'string', true, value, stored)
+  applyRendered(res, code, message, typeof reason === 'string', !chunked, value, stored, chunked)
   return true
 }
 

@@ -119,6 +119,16 @@ function countLines (head) {
 // The callback write_() hands a dropped body, on the next tick.
 function nop () {}
 
+// The bytes chunked framing adds around a body of `len` bytes: the
+// chunk-size line (hex digits, CRLF) and CRLF after the body when there is
+// one, then the last chunk 0 CRLF CRLF (src/http_message.h).
+function chunkFraming (len) {
+  if (len === 0) return 5
+  let digits = 1
+  for (let n = len; n > 15; n = Math.floor(n / 16)) digits++
+  return digits + 2 + 2 + 5
+}
+
 /**
  * Builds the response into one Buffer from Node's shared pool and writes it
  * with one socket.write() carrying the finish callback, then sets what
@@ -138,7 +148,8 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
   // response costs more than everything else the native path does.
   // Refs: benchmark/build-message.js (buildFromHead vs pooled fill)
   const socket = res.socket
-  const total = head.length + len
+  const chunked = (flags & FLAGS.CHUNKED) !== 0
+  const total = chunked ? head.length + len + chunkFraming(len) : head.length + len
   const body = chunk || undefined
   let written = -1
   let handle = null
@@ -159,10 +170,12 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
   // the header: the tick comes before the write's own.
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
-  if (chunk && typeof chunk !== 'string') {
+  if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) {
     // Node queues the latin1 header in outputData and flushes it before a
     // Uint8Array body (_send, _flushOutput): its pending-data updates can
-    // resume a paused socket and must happen here too.
+    // resume a paused socket and must happen here too. (write_() sends a
+    // non-empty chunk of chunked framing after its latin1 size line, which
+    // carries the header instead.)
     res._onPendingData(head.length)
     res.outputData = []
     res._onPendingData(-head.length)

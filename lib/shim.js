@@ -83,6 +83,7 @@ function nativeEnd (res, chunk, encoding, callback) {
   let slot = -1
   let length = 0
   let lines
+  let chunked = false
   if (res._header === null) {
     const previousLength = res._contentLength
     res._contentLength = len
@@ -108,6 +109,8 @@ function nativeEnd (res, chunk, encoding, callback) {
     slot = rendered.slot
     length = rendered.length
     lines = rendered.lines
+    // fallbackReason() let a chunked block through only when it is cached.
+    chunked = rendered.chunked
     flags |= FLAGS.HEAD_ONE_BYTE
   } else {
     lines = countLines(res._header)
@@ -118,9 +121,14 @@ function nativeEnd (res, chunk, encoding, callback) {
   // (its byte length equals its length): C copies such a body as latin1,
   // the cheaper read, with the same bytes.
   if (slot >= 0 && typeof chunk === 'string' && !dropped) flags = FLAGS.BODY_LATIN1
-
-  // C keeps the digits of a cached slot's last Content-Length value.
-  if (slot >= 0) length = render.lengthArgument(slot, length)
+  // C frames the body of a chunked block; it has no Content-Length.
+  if (chunked) {
+    flags |= FLAGS.CHUNKED
+    length = 0
+  } else if (slot >= 0) {
+    // C keeps the digits of a cached slot's last Content-Length value.
+    length = render.lengthArgument(slot, length)
+  }
   const code = dropped
     ? send(res, slot, length, lines, null, 0, flags, callback, true)
     : send(res, slot, length, lines, chunk, len, flags, callback, false)

@@ -82,11 +82,14 @@ typedef struct span_s {
 #define SLOT_COUNT 8
 
 /* One cached header block, checked once by hm_check_head() when it was
- * stored, with the digit '0' at `hole` standing in for Content-Length. */
+ * stored: with the digit '0' at `hole` standing in for Content-Length
+ * (raw framing), or without a hole (HM_NO_HOLE) for a body framed as
+ * chunked. */
 typedef struct {
   char *block;
   size_t len;
   size_t hole;
+  hm_framing_t framing;
   /* The Content-Length digits of the slot's last response, which a length
    * argument of -1 asks for again (most responses repeat them). */
   char last[HM_LENGTH_DIGITS_MAX + 1];
@@ -927,7 +930,10 @@ static slot_t *read_slot(napi_env env, instance_t *inst, napi_value v, const cha
 /* cacheSet(slot, prefix, suffix, numHeaders): stores the header block
  * `prefix + "0" + suffix` in `slot` once hm_check_head() accepts it with
  * `numHeaders` lines; the '0' marks where fillCached() puts the
- * Content-Length digits. Returns 0, ENONASCII for a block that is not
+ * Content-Length digits. With `prefix` null the block is `suffix` alone,
+ * with no hole, and fillCached() frames the body as chunked after it (the
+ * block must then end in the Transfer-Encoding: chunked line Node renders,
+ * which the shim's renderer guarantees). Returns 0, ENONASCII for a block that is not
  * ASCII (its UTF-8 and latin1 bytes differ), or the core's rejection code;
  * the slot is emptied on rejection. */
 static napi_value js_cache_set(napi_env env, napi_callback_info info)
@@ -948,18 +954,23 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
   slot->block = NULL;
   slot->len = 0;
   slot->hole = 0;
+  slot->framing = HM_FRAMING_RAW;
   slot->has_last = false;
   slot->last_len = 0;
 
   size_t used = 0;
-  span_t prefix;
+  span_t prefix = {0, 0};
   span_t suffix;
-  napi_status st = read_utf8(env, inst, argv[1], &used, &prefix);
+  napi_valuetype prefix_type = napi_undefined;
+  CALL(env, napi_typeof(env, argv[1], &prefix_type));
+  const bool chunked = prefix_type == napi_null;
+  napi_status st = chunked ? napi_ok : read_utf8(env, inst, argv[1], &used, &prefix);
   if (st == napi_ok) {
     st = read_utf8(env, inst, argv[2], &used, &suffix);
   }
   if (st == napi_string_expected) {
-    return throw_type_error(env, "cacheSet: arguments 'prefix' and 'suffix' must be strings");
+    return throw_type_error(env,
+                            "cacheSet: argument 'prefix' must be a string or null, 'suffix' a string");
   }
   CALL(env, st);
   int reject = 0;
@@ -972,7 +983,9 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
     reject = HM_EOVERFLOW;
   }
   char *block = NULL;
-  size_t len = prefix.len + 1 + suffix.len;
+  /* The placeholder digit, for a block with a hole. */
+  const size_t hole_len = chunked ? 0 : 1;
+  size_t len = prefix.len + hole_len + suffix.len;
   if (reject == 0) {
     block = malloc(len);
     if (block == NULL) {
@@ -981,8 +994,10 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
       return NULL;
     }
     memcpy(block, p, prefix.len);
-    block[prefix.len] = '0';
-    memcpy(block + prefix.len + 1, s, suffix.len);
+    if (!chunked) {
+      block[prefix.len] = '0';
+    }
+    memcpy(block + prefix.len + hole_len, s, suffix.len);
     reject = (int)hm_check_head(block, len, num_headers);
   }
   arena_trim(inst);
@@ -992,7 +1007,8 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
   }
   slot->block = block;
   slot->len = len;
-  slot->hole = prefix.len;
+  slot->hole = chunked ? HM_NO_HOLE : prefix.len;
+  slot->framing = chunked ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
   return make_code(env, 0);
 }
 
@@ -1079,12 +1095,14 @@ static bool read_length(napi_env env, napi_value v, const char *fn, slot_t *slot
   return true;
 }
 /* The arguments fillCached() and sendCached() share: a cached block, the
- * Content-Length value to fill in and the body. */
+ * Content-Length value to fill in (none for a chunked block) and the body,
+ * and the message they make. */
 typedef struct {
   const slot_t *slot;
   char digits[HM_LENGTH_DIGITS_MAX + 1];
   hm_str_t length;
   hm_str_t body;
+  hm_parts_t parts;
 } holed_t;
 
 /* Reads `slot, length, body, flags` from `argv` into `h`. Returns false with
@@ -1100,7 +1118,10 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
   }
   slot_t *slot = read_slot(env, inst, argv[0], fn);
   h->slot = slot;
-  if (slot == NULL || !read_length(env, argv[1], fn, slot, h->digits, &h->length)) {
+  h->length = (hm_str_t){h->digits, 0};
+  /* A chunked block has no hole: its length argument is not read. */
+  if (slot == NULL || (slot->framing == HM_FRAMING_RAW &&
+                       !read_length(env, argv[1], fn, slot, h->digits, &h->length))) {
     return false;
   }
   size_t used = 0;
@@ -1111,8 +1132,15 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
   hm_response_t res;
   set_body(&res, inst, &body);
   h->body = res.body;
-  if (*reject == 0 && h->slot->block == NULL) {
+  /* FLAG_CHUNKED says which framing the caller sized the message for: it
+   * must be the block's. */
+  if (*reject == 0 && (h->slot->block == NULL ||
+                       ((flags & FLAG_CHUNKED) != 0) != (slot->framing == HM_FRAMING_CHUNKED))) {
     *reject = HM_EINVAL_ARG;
+  }
+  if (*reject == 0) {
+    *reject = (int)hm_block_parts(slot->block, slot->len, slot->hole, h->length, h->body,
+                                  slot->framing, &h->parts);
   }
   return true;
 }
@@ -1145,8 +1173,7 @@ static napi_value js_fill_cached(napi_env env, napi_callback_info info)
   }
   if (reject == 0) {
     size_t written = 0;
-    reject = (int)hm_write_holed(h.slot->block, h.slot->len, h.slot->hole, h.length, h.body, dst,
-                                 dst_len, &written);
+    reject = (int)hm_write_parts(&h.parts, dst, dst_len, &written);
   }
   arena_trim(inst);
   return make_code(env, reject);
@@ -1180,23 +1207,12 @@ static napi_value js_send_cached(napi_env env, napi_callback_info info)
     arena_trim(inst);
     return NULL;
   }
-  size_t total = 0;
-  if (reject == 0) {
-    reject = (int)hm_measure_holed(h.slot->block, h.slot->len, h.slot->hole, h.length, h.body,
-                                   &total);
-  }
   long result;
   if (reject != 0) {
     result = -(long)(SEND_REJECT + reject);
   } else {
-    const hm_str_t parts[4] = {
-        {h.slot->block, h.slot->hole},
-        h.length,
-        {h.slot->block + h.slot->hole + 1, h.slot->len - h.slot->hole - 1},
-        h.body,
-    };
     int err = 0;
-    result = hm_send(fd, parts, 4, &err);
+    result = hm_send(fd, h.parts.part, HM_BLOCK_PARTS, &err);
   }
   arena_trim(inst);
   /* An int32 result (every one a socket below its high-water mark gives)

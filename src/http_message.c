@@ -694,45 +694,71 @@ hm_err_t hm_write_head(const char *head, size_t len, size_t num_headers, hm_str_
   return HM_OK;
 }
 
-hm_err_t hm_measure_holed(const char *block, size_t block_len, size_t hole, hm_str_t length,
-                          hm_str_t body, size_t *total)
+hm_err_t hm_block_parts(const char *block, size_t block_len, size_t hole, hm_str_t length,
+                        hm_str_t body, hm_framing_t framing, hm_parts_t *out)
 {
-  if (block == NULL || total == NULL || hole >= block_len || block[hole] != '0' ||
-      !hm__str_ok(body) || !hm__str_ok(length))
+  if (block == NULL || out == NULL || !hm__str_ok(body) || !hm__str_ok(length))
     return HM_EINVAL_ARG;
-  if (length.len == 0 || length.len > HM_LENGTH_DIGITS_MAX)
-    return HM_EINVAL_VALUE;
-  for (size_t i = 0; i < length.len; i++) {
-    if (length.base[i] < '0' || length.base[i] > '9')
+  hm_str_t part[HM_BLOCK_PARTS] = {{NULL, 0}};
+  size_t total = 0;
+  char head[HM_CHUNK_HEAD_MAX];
+  size_t head_len = 0;
+  if (framing == HM_FRAMING_CHUNKED) {
+    if (hole != HM_NO_HOLE || length.len != 0)
+      return HM_EINVAL_ARG;
+    part[0] = (hm_str_t){block, block_len};
+    if (body.len > 0) {
+      head_len = (size_t)(hm__put_hex(head, head + sizeof head, body.len) - head);
+      head[head_len++] = '\r';
+      head[head_len++] = '\n';
+      part[4] = body;
+      part[5] = (hm_str_t){HM__CRLF HM__LAST_CHUNK, HM__LITLEN(HM__CRLF HM__LAST_CHUNK)};
+    } else {
+      part[5] = (hm_str_t){HM__LAST_CHUNK, HM__LITLEN(HM__LAST_CHUNK)};
+    }
+  } else if (framing == HM_FRAMING_RAW) {
+    if (hole >= block_len || block[hole] != '0')
+      return HM_EINVAL_ARG;
+    if (length.len == 0 || length.len > HM_LENGTH_DIGITS_MAX)
       return HM_EINVAL_VALUE;
+    for (size_t i = 0; i < length.len; i++) {
+      if (length.base[i] < '0' || length.base[i] > '9')
+        return HM_EINVAL_VALUE;
+    }
+    /* block_len > hole >= 0: neither length below wraps. */
+    part[0] = (hm_str_t){block, hole};
+    part[1] = length;
+    part[2] = (hm_str_t){block + hole + 1, block_len - hole - 1};
+    part[4] = body;
+  } else {
+    return HM_EINVAL_ARG;
   }
-  /* The block minus its one placeholder digit, plus the digits, plus the
-   * body; block_len > hole >= 0, so the subtraction cannot wrap. */
-  size_t sum = block_len - 1;
-  if (hm__add(&sum, length.len) != HM_OK || hm__add(&sum, body.len) != HM_OK)
-    return HM_EOVERFLOW;
-  *total = sum;
+  for (size_t i = 0; i < HM_BLOCK_PARTS; i++) {
+    if (i == 3) {
+      if (hm__add(&total, head_len) != HM_OK)
+        return HM_EOVERFLOW;
+    } else if (hm__add(&total, part[i].len) != HM_OK) {
+      return HM_EOVERFLOW;
+    }
+  }
+  memcpy(out->chunk_head, head, head_len);
+  part[3] = (hm_str_t){out->chunk_head, head_len};
+  memcpy(out->part, part, sizeof part);
+  out->total = total;
   return HM_OK;
 }
 
-hm_err_t hm_write_holed(const char *block, size_t block_len, size_t hole, hm_str_t length,
-                        hm_str_t body, char *dst, size_t dst_len, size_t *written)
+hm_err_t hm_write_parts(const hm_parts_t *parts, char *dst, size_t dst_len, size_t *written)
 {
-  size_t total = 0;
-  const hm_err_t err = hm_measure_holed(block, block_len, hole, length, body, &total);
-  if (err != HM_OK)
-    return err;
-  if (dst == NULL || written == NULL)
+  if (parts == NULL || dst == NULL || written == NULL)
     return HM_EINVAL_ARG;
-  if (dst_len != total)
-    return dst_len < total ? HM_E2BIG : HM_EINVAL_ARG;
+  if (dst_len != parts->total)
+    return dst_len < parts->total ? HM_E2BIG : HM_EINVAL_ARG;
   char *d = dst;
-  const char *const dend = dst + total;
-  d = hm__put(d, dend, block, hole);
-  d = hm__put(d, dend, length.base, length.len);
-  d = hm__put(d, dend, block + hole + 1, block_len - hole - 1);
-  d = hm__put(d, dend, body.base, body.len);
+  const char *const dend = dst + parts->total;
+  for (size_t i = 0; i < HM_BLOCK_PARTS; i++)
+    d = hm__put(d, dend, parts->part[i].base, parts->part[i].len);
   assert(d == dend);
-  *written = total;
+  *written = parts->total;
   return HM_OK;
 }

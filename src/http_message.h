@@ -128,26 +128,50 @@ hm_err_t hm_check_head(const char *head, size_t len, size_t num_headers);
 hm_err_t hm_write_head(const char *head, size_t len, size_t num_headers, hm_str_t body, char *dst,
                        size_t dst_len, size_t *written);
 
-/* The longest Content-Length value hm_write_holed() fills in: the digits of
+/* The longest Content-Length value hm_block_parts() fills in: the digits of
  * Number.MAX_SAFE_INTEGER, the largest length the shim caches. */
 #define HM_LENGTH_DIGITS_MAX 16
 
-/* Writes a header block checked earlier by hm_check_head() (with the single
- * digit "0" standing in for the Content-Length value at offset `hole`),
- * with `length` in place of that digit, followed by `body`, into `dst`,
- * whose length must be exactly the sum (HM_E2BIG when short, HM_EINVAL_ARG
- * when long). `length` must be 1..HM_LENGTH_DIGITS_MAX ASCII digits
- * (HM_EINVAL_VALUE otherwise), so the block stays one hm_check_head()
- * accepts. `block[hole]` must be '0' (HM_EINVAL_ARG). On any error nothing is
- * written. Reads only; `block`, `length` and `body` are borrowed for the
- * call. */
-hm_err_t hm_write_holed(const char *block, size_t block_len, size_t hole, hm_str_t length,
-                        hm_str_t body, char *dst, size_t dst_len, size_t *written);
+/* `hole` of a cached block that has no Content-Length placeholder. */
+#define HM_NO_HOLE ((size_t)-1)
 
-/* Checks the arguments of hm_write_holed() and stores the total size in
- * `*total`, without writing. Returns what hm_write_holed() would. */
-hm_err_t hm_measure_holed(const char *block, size_t block_len, size_t hole, hm_str_t length,
-                          hm_str_t body, size_t *total);
+/* Room for a chunk-size line: the hex digits of a size_t, then CRLF. */
+#define HM_CHUNK_HEAD_MAX (sizeof(size_t) * 2 + 2)
+
+/* How many parts a cached block's message has at most: the block before
+ * its hole, the Content-Length digits, the block after the hole, the
+ * chunk-size line, the body, the chunk's end with the last chunk. */
+#define HM_BLOCK_PARTS 6
+
+/* The message built from a cached header block, as parts in output order
+ * (empty parts have len 0). `part` may point into `chunk_head`: use the
+ * struct where hm_block_parts() filled it, without copying it. */
+typedef struct {
+  hm_str_t part[HM_BLOCK_PARTS];
+  size_t total;
+  char chunk_head[HM_CHUNK_HEAD_MAX];
+} hm_parts_t;
+
+/* Describes the message made of a header block checked earlier by
+ * hm_check_head() and `body`, without copying anything:
+ * - HM_FRAMING_RAW: the block has the single digit "0" at offset `hole`
+ *   standing in for the Content-Length value, which `length` replaces;
+ *   `length` must be 1..HM_LENGTH_DIGITS_MAX ASCII digits (HM_EINVAL_VALUE
+ *   otherwise), so the block stays one hm_check_head() accepts; the body
+ *   follows as is. `block[hole]` must be '0' (HM_EINVAL_ARG).
+ * - HM_FRAMING_CHUNKED: `hole` must be HM_NO_HOLE and `length` empty
+ *   (HM_EINVAL_ARG); the body follows as one chunk and the last chunk
+ *   (`<hex len>\r\n<body>\r\n0\r\n\r\n`, or `0\r\n\r\n` alone for an
+ *   empty body), as Node's end(chunk) frames it.
+ * On success `out` holds the parts and their total (HM_EOVERFLOW when it
+ * would not fit a size_t); on error `out` is untouched. */
+hm_err_t hm_block_parts(const char *block, size_t block_len, size_t hole, hm_str_t length,
+                        hm_str_t body, hm_framing_t framing, hm_parts_t *out);
+
+/* Copies the parts of `parts` into `dst`, whose length must be exactly
+ * their total (HM_E2BIG when short, HM_EINVAL_ARG when long); nothing is
+ * written on error. */
+hm_err_t hm_write_parts(const hm_parts_t *parts, char *dst, size_t dst_len, size_t *written);
 
 /* Returns the default reason phrase for `status`, as Node's http.STATUS_CODES
  * has it, or "unknown" for codes it does not list (Node's writeHead falls back

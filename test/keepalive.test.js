@@ -395,3 +395,70 @@ t.test('a write error on the second response of a connection', async t => {
   t.strictSame(native.events.filter(e => order.includes(e)), order, 'the §5.5 sequence')
   t.strictSame(bodies(native), ['fine'], 'only the first response arrived')
 })
+
+// Chunked framing (writeHead() without Content-Length) between
+// length-framed responses with the same names on one keep-alive socket: a
+// fresh response whose names equal a chunked block's must never take that
+// block (end() appends Content-Length there), and a HEAD never frames.
+function answerFraming (req, res, shape, i) {
+  const body = `framed ${i} ` + 'y'.repeat(i * 13 % 40)
+  switch (shape) {
+    case 0:
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      return res.end(body)
+    case 1:
+      res.writeHead(200, { 'content-type': 'text/plain', 'Transfer-Encoding': 'chunked' })
+      return res.end(Buffer.from(body))
+    case 2:
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) })
+      return res.end(body)
+    case 3:
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      return res.end()
+    case 4:
+      res.setHeader('content-type', 'text/plain')
+      return res.end(body)
+    case 5:
+      res.writeHead(200)
+      return res.end(body, 'latin1')
+    default:
+      res.writeHead(200, 'Fine', { 'content-type': 'text/plain' })
+      return res.end(new Uint8Array(0))
+  }
+}
+
+const FRAMING_SHAPES = 7
+
+t.test('chunked and length-framed responses on one keep-alive socket', async t => {
+  const plan = []
+  for (let r = 0; r < 4; r++) {
+    for (let shape = 0; shape < FRAMING_SHAPES; shape++) {
+      const methods = r % 2 === 0 ? ['GET', 'HEAD'] : ['HEAD', 'GET']
+      for (const method of methods) plan.push({ method, shape })
+    }
+  }
+  const requests = plan.map(({ method }, i) => {
+    const text = method === 'HEAD' ? HEAD_KEEP : KEEP
+    return i === plan.length - 1 ? text.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n') : text
+  })
+  const { native } = await checkParity(t, {
+    name: 'framing interleaved',
+    request: requests,
+    sequential: true,
+    timeout: 10000,
+    path: { native: plan.length },
+    handler (req, res, ctx) { answerFraming(req, res, plan[ctx.index].shape, ctx.index) }
+  })
+  const messages = native.parsed.messages
+  t.equal(messages.length, plan.length, 'one response per request')
+  for (const [i, { method, shape }] of plan.entries()) {
+    const m = messages[i]
+    const names = m.headers.filter((h, j) => j % 2 === 0).map(h => h.toLowerCase())
+    const chunked = method === 'GET' && shape !== 2 && shape !== 4
+    t.equal(names.includes('transfer-encoding'), chunked || shape === 1,
+      `#${i} ${method} shape ${shape}: Transfer-Encoding`)
+    const empty = method === 'HEAD' || shape === 3 || shape === 6
+    const body = empty ? '' : `framed ${i} ` + 'y'.repeat(i * 13 % 40)
+    t.equal(m.body.toString('latin1'), body, `#${i} ${method} shape ${shape}: body`)
+  }
+})

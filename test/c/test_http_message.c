@@ -19,6 +19,8 @@
   {                          \
     (lit), (sizeof(lit) - 1) \
   }
+/* The same as an expression (a compound literal). */
+#define V(lit) ((hm_str_t){(lit), sizeof(lit) - 1})
 #define NO_REASON \
   {               \
     NULL, 0       \
@@ -1191,6 +1193,59 @@ static void check_parse_row(const parse_row_t *row)
   guard_free(g);
 }
 
+/* hm_block_parts + hm_write_parts: a cached block with its Content-Length
+ * hole filled, or framing the body as one chunk and the last chunk. */
+static void test_block_parts(void)
+{
+  static const char holed[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+  const size_t hl = sizeof(holed) - 1;
+  const size_t hole = hl - 5;
+  hm_parts_t parts;
+  char out[128];
+  size_t written = 0;
+  tap_int_eq(hm_block_parts(holed, hl, hole, V("12"), V("hello world!"), HM_FRAMING_RAW, &parts),
+             HM_OK, "block_parts: raw with a hole");
+  tap_int_eq(hm_write_parts(&parts, out, parts.total, &written), HM_OK, "  written");
+  tap_mem_eq(out, written, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nhello world!",
+             hl + 1 + 12, "  bytes");
+  tap_int_eq(hm_write_parts(&parts, out, parts.total - 1, &written), HM_E2BIG,
+             "  a short buffer is HM_E2BIG");
+  tap_int_eq(hm_write_parts(&parts, out, parts.total + 1, &written), HM_EINVAL_ARG,
+             "  a long buffer is HM_EINVAL_ARG");
+  tap_int_eq(hm_block_parts(holed, hl, hole, V("1\r2"), V(""), HM_FRAMING_RAW, &parts),
+             HM_EINVAL_VALUE, "block_parts: a CR in the length is HM_EINVAL_VALUE");
+  tap_int_eq(hm_block_parts(holed, hl, hole, V(""), V(""), HM_FRAMING_RAW, &parts),
+             HM_EINVAL_VALUE, "block_parts: an empty length is HM_EINVAL_VALUE");
+  tap_int_eq(hm_block_parts(holed, hl, hole - 1, V("1"), V(""), HM_FRAMING_RAW, &parts),
+             HM_EINVAL_ARG, "block_parts: a hole not on the placeholder is HM_EINVAL_ARG");
+  tap_int_eq(hm_block_parts(holed, hl, HM_NO_HOLE, V("1"), V(""), HM_FRAMING_RAW, &parts),
+             HM_EINVAL_ARG, "block_parts: raw framing needs a hole");
+
+  static const char chunked[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const size_t cl = sizeof(chunked) - 1;
+  tap_int_eq(hm_block_parts(chunked, cl, HM_NO_HOLE, V(""), V("0123456789abcdefg"),
+                            HM_FRAMING_CHUNKED, &parts),
+             HM_OK, "block_parts: chunked");
+  tap_int_eq(hm_write_parts(&parts, out, parts.total, &written), HM_OK, "  written");
+  static const char want[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                             "11\r\n0123456789abcdefg\r\n0\r\n\r\n";
+  tap_mem_eq(out, written, want, sizeof(want) - 1, "  one chunk (hex size) and the last chunk");
+  tap_int_eq(hm_block_parts(chunked, cl, HM_NO_HOLE, V(""), V(""), HM_FRAMING_CHUNKED, &parts),
+             HM_OK, "block_parts: chunked, empty body");
+  tap_int_eq(hm_write_parts(&parts, out, parts.total, &written), HM_OK, "  written");
+  static const char last[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
+  tap_mem_eq(out, written, last, sizeof(last) - 1, "  the last chunk alone");
+  tap_int_eq(hm_block_parts(chunked, cl, 3, V(""), V("x"), HM_FRAMING_CHUNKED, &parts),
+             HM_EINVAL_ARG, "block_parts: chunked framing takes no hole");
+  tap_int_eq(hm_block_parts(chunked, cl, HM_NO_HOLE, V("1"), V("x"), HM_FRAMING_CHUNKED, &parts),
+             HM_EINVAL_ARG, "block_parts: chunked framing takes no length");
+  tap_int_eq(hm_block_parts(chunked, cl, HM_NO_HOLE, V(""), (hm_str_t){"x", SIZE_MAX - 8},
+                            HM_FRAMING_CHUNKED, &parts),
+             HM_EOVERFLOW, "block_parts: a total past SIZE_MAX is HM_EOVERFLOW");
+  tap_int_eq(hm_block_parts(NULL, 0, HM_NO_HOLE, V(""), V(""), HM_FRAMING_CHUNKED, &parts),
+             HM_EINVAL_ARG, "block_parts: a NULL block is HM_EINVAL_ARG");
+}
+
 /* hm_write_head writes head then body into a buffer of exactly that size. */
 static void test_write_head(void)
 {
@@ -1357,6 +1412,7 @@ static void test_parse_args(void)
 int main(void)
 {
   test_write_head();
+  test_block_parts();
   printf("TAP version 13\n");
   for (size_t i = 0; i < sizeof(ok_rows) / sizeof(ok_rows[0]); i++)
     check_ok_row(&ok_rows[i]);
