@@ -637,7 +637,7 @@ t.test('writeHead() without Content-Length after a setHeader() response of the s
         name,
         request: [KEEP, second],
         sequential: true,
-        path: { native: 1, chunked: 1 },
+        path: { native: 2 },
         handler (req, res, ctx) {
           if (ctx.index === 0) {
             res.setHeader('Content-Type', 'text/plain')
