@@ -3,7 +3,7 @@
 // User-space instructions per request on the server's main thread, counted
 // by valgrind's callgrind, for Node's own response path (legacy), the shim
 // (native) and the limit stub side by side:
-//   node benchmark/instructions.js [shapes=writehead,express3,headers20,fastify,express]
+//   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
 //     [jobs=2] [node=<path>] [json=<file>] [semi=16]
 // Every measurement is a fresh server process under callgrind. The parent
@@ -40,6 +40,12 @@ const SHAPES = {
   writehead: {
     label: 'writeHead(200, {CT, CL}) + end(\'CCCC\')',
     config: {},
+    body: 4,
+    weight: 1
+  },
+  chunked: {
+    label: 'writeHead(200, {CT}) + end(\'CCCC\') (chunked framing)',
+    config: { chunkedEnc: 1 },
     body: 4,
     weight: 1
   },

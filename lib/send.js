@@ -12,7 +12,7 @@ const FLAGS = binding === null ? null : binding.flags
 // Read once: the globals `process` and `Buffer` are getters. nextTick is
 // still looked up on the process object per call, as Node's own modules do.
 const processObject = process
-const { allocUnsafe } = Buffer
+const { allocUnsafe, byteLength } = Buffer
 // sendCached() results (src/binding.c, src/send.h).
 const SEND_REJECT = 100
 
@@ -143,13 +143,23 @@ function chunkFraming (len) {
 function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
   const head = res._header
   // Every char of an accepted head is one byte (latin1, or ASCII when the
-  // block goes out as UTF-8), so the message size is known here and the
-  // Buffer comes from Node's shared pool: a standalone allocation per
-  // response costs more than everything else the native path does.
-  // Refs: benchmark/build-message.js (buildFromHead vs pooled fill)
+  // block goes out as UTF-8, as a cached block always is), so the message
+  // size is known here and the Buffer comes from Node's shared pool: a
+  // standalone allocation per response costs more than everything else the
+  // native path does. Refs: benchmark/build-message.js
   const socket = res.socket
   const chunked = (flags & FLAGS.CHUNKED) !== 0
-  const total = chunked ? head.length + len + chunkFraming(len) : head.length + len
+  let size = head.length
+  // Node's writable-state count of the message (state.length, in chars of
+  // the strings it wrote), which differs from its size for UTF-8 text.
+  let nodeLength = -1
+  if ((flags & (FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY)) === FLAGS.HEAD_UTF8) {
+    if (slot < 0) size = byteLength(head, 'utf8')
+    nodeLength = head.length + chunk.length + (chunked ? chunkFraming(len) : 0)
+  }
+  const total = chunked ? size + len + chunkFraming(len) : size + len
+  // Above the high-water mark the two counts would disagree on 'drain'.
+  if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return binding.errors.ENONASCII
   const body = chunk || undefined
   let written = -1
   let handle = null
@@ -197,12 +207,18 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
     socket.write(rest, (err) => protocol.onFinish(res, err))
     const state = socket._writableState
     if (state.length === rest.length && state.writelen === rest.length) {
-      state.length += written
-      state.writelen += written
+      const count = nodeLength === -1 ? written : written + nodeLength - total
+      state.length += count
+      state.writelen += count
       socket[kLastWriteQueueSize] += written
     }
   } else {
     socket.write(out, (err) => protocol.onFinish(res, err))
+    const state = socket._writableState
+    if (nodeLength !== -1 && state.length === total && state.writelen === total) {
+      state.length = nodeLength
+      state.writelen = nodeLength
+    }
   }
   res.finished = true
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {

@@ -71,10 +71,9 @@ function nativeEnd (res, chunk, encoding, callback) {
       return false
     }
     // A UTF-8 string has as many bytes as chars only when it is ASCII.
-    if ((flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) {
-      count(FALLBACK.NON_ASCII, res)
-      return false
-    }
+    // Other text goes out as UTF-8, head included as Node merges it
+    // (lib/send.js keeps Node's char-based stream readings for it).
+    if ((flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) flags = FLAGS.HEAD_UTF8
   }
 
   // Blocks rendered here hold only validated chars up to 0xFF, so the C
@@ -117,10 +116,12 @@ function nativeEnd (res, chunk, encoding, callback) {
   }
   rendered.res = null
   rendered.head = null
-  // A cached block is ASCII, and a UTF-8 string body that got here is too
-  // (its byte length equals its length): C copies such a body as latin1,
-  // the cheaper read, with the same bytes.
-  if (slot >= 0 && typeof chunk === 'string' && !dropped) flags = FLAGS.BODY_LATIN1
+  // A cached block is ASCII, and so is a UTF-8 string body whose byte
+  // length equals its length: C copies such a body as latin1, the cheaper
+  // read, with the same bytes.
+  if (slot >= 0 && typeof chunk === 'string' && !dropped && len === chunk.length) {
+    flags = FLAGS.BODY_LATIN1
+  }
   // C frames the body of a chunked block; it has no Content-Length.
   if (chunked) {
     flags |= FLAGS.CHUNKED
@@ -129,9 +130,14 @@ function nativeEnd (res, chunk, encoding, callback) {
     // C keeps the digits of a cached slot's last Content-Length value.
     length = render.lengthArgument(slot, length)
   }
-  const code = dropped
+  let code = dropped
     ? send(res, slot, length, lines, null, 0, flags, callback, true)
     : send(res, slot, length, lines, chunk, len, flags, callback, false)
+  if (code === binding.errors.ENONASCII && slot < 0 && (flags & FLAGS.ASCII_ONLY) !== 0) {
+    // A block Node rendered with latin1 values before ASCII text: Node
+    // merges the two and writes them as UTF-8, and so does C now.
+    code = send(res, slot, length, lines, chunk, len, FLAGS.HEAD_UTF8, callback, false)
+  }
   if (code !== 0) {
     count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
     return false

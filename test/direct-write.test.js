@@ -185,11 +185,11 @@ t.test('socket.bytesWritten after end(), in finish and after destroy(), 1000 kee
 // The scenario runs in a child under test/fixtures/small-sndbuf.pl, which
 // hands it sockets with small kernel buffers: with loopback's autotuned
 // buffers a direct write that poll() allows always fits whole.
-function runSlowReader () {
+function runSlowReader (env = {}) {
   const perl = path.join(__dirname, 'fixtures', 'small-sndbuf.pl')
   const script = path.join(__dirname, 'fixtures', 'slow-reader.js')
   const out = childProcess.spawnSync('perl', [perl, process.execPath, script], {
-    encoding: 'utf8', timeout: 15000
+    encoding: 'utf8', timeout: 15000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env }
   })
   if (out.error) throw out.error
   if (out.status !== 0) throw new Error(`slow-reader exited with ${out.status}: ${out.stderr}`)
@@ -204,9 +204,10 @@ function checkSlowReaderInvariants (t, run, hwm) {
     const at = `response ${r.i}`
     if (r.cum !== cum) bad.push(`${at}: cum ${r.cum} != ${cum}`)
     if (r.owner) {
-      // Written whole (synchronously), or all of it pending.
-      if (r.end.socketLength !== 0 && r.end.socketLength !== r.before + r.total) {
-        bad.push(`${at}: writableLength after end() ${r.end.socketLength}, before ${r.before}, size ${r.total}`)
+      // Written whole (synchronously), or all of it pending (counted in
+      // chars for strings, as Writable counts them).
+      if (r.end.socketLength !== 0 && r.end.socketLength !== r.before + r.pending) {
+        bad.push(`${at}: writableLength after end() ${r.end.socketLength}, before ${r.before}, pending ${r.pending}`)
       }
       if (r.end.resLength !== r.end.socketLength) {
         bad.push(`${at}: res.writableLength ${r.end.resLength} != socket's ${r.end.socketLength}`)
@@ -233,8 +234,18 @@ function checkSlowReaderInvariants (t, run, hwm) {
   t.strictSame(bad, [], 'invariants hold for every response')
 }
 
-t.test('slow reader: partial writes leave what socket.write() leaves', { skip: process.platform === 'win32' && 'POSIX only' }, async t => {
-  const { legacy, native, highWaterMark } = runSlowReader()
+for (const text of [false, true]) {
+  const title = text
+    ? 'slow reader, UTF-8 text bodies: partial writes leave what socket.write() leaves'
+    : 'slow reader: partial writes leave what socket.write() leaves'
+  t.test(title, { skip: process.platform === 'win32' && 'POSIX only' }, t => slowReader(t, text))
+}
+
+async function slowReader (t, text) {
+  const { legacy, native, highWaterMark } = runSlowReader({ HTTP_ONESHOT_TEST_TEXT: text ? '1' : '0' })
+  if (text) {
+    t.ok(legacy.responses.every(r => r.pending < r.total), 'every body counts fewer chars than bytes')
+  }
   for (const [name, run] of [['legacy', legacy], ['native', native]]) {
     await t.test(name, async t => {
       t.equal(run.parseError, null, 'the client parses the stream')
@@ -256,7 +267,7 @@ t.test('slow reader: partial writes leave what socket.write() leaves', { skip: p
   } else {
     wantDirect(t, native.stats)
   }
-})
+}
 
 // --- 3. A reset --------------------------------------------------------------
 
