@@ -122,7 +122,7 @@ export const FALLBACK: {
   readonly TRAILERS: 'trailers'
   /** A user Transfer-Encoding header. */
   readonly TRANSFER_ENCODING: 'transfer-encoding'
-  /** Node decided on chunked framing. */
+  /** Chunked framing on a header block the renderer did not cache. */
   readonly CHUNKED: 'chunked'
   /** A string body in an encoding other than utf8 or latin1. */
   readonly ENCODING: 'encoding'
@@ -132,7 +132,7 @@ export const FALLBACK: {
   readonly BODY_TOO_LARGE: 'body-too-large'
   /** A stored header value whose stringification runs user code. */
   readonly HEADER_VALUE: 'header-value'
-  /** A UTF-8 body or header block with non-ASCII characters. */
+  /** Non-ASCII UTF-8 text in a message of at least the socket's high-water mark. */
   readonly NON_ASCII: 'non-ascii'
   /** A maxRequestsPerSocket that is not an int32: Node lines render Keep-Alive's max differently. */
   readonly KEEP_ALIVE_MAX: 'keep-alive-max'

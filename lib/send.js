@@ -219,6 +219,10 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
       state.length = nodeLength
       state.writelen = nodeLength
     }
+    // Node writes to a corked socket, where a message at the high-water
+    // mark always sets needDrain ('drain' on the write's tick, before its
+    // callback); an uncorked write that completes at once sets none.
+    if (total >= socket.writableHighWaterMark) state.needDrain = true
   }
   res.finished = true
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
