@@ -246,12 +246,14 @@ function stateOf (res) {
 }
 
 // True when entry `e` has the status, the names and the first `upTo`
-// values of `names`/`values` (n of them). The Content-Length value is
-// matched by shape only.
+// values of `names`/`values` (n of them; n -1: at least upTo names, of
+// which the first upTo are compared). The Content-Length value is matched
+// by shape only.
 function matches (e, code, message, n, upTo) {
-  if (e.code !== code || e.n !== n || e.message !== message) return false
+  if (e.code !== code || (n >= 0 ? e.n !== n : e.n < upTo) || e.message !== message) return false
   const en = e.names
-  for (let i = 0; i < n; i++) if (en[i] !== names[i]) return false
+  const count = n >= 0 ? n : upTo
+  for (let i = 0; i < count; i++) if (en[i] !== names[i]) return false
   const ev = e.values
   for (let i = 0; i < upTo; i++) {
     if (i === e.lengthAt
@@ -495,32 +497,38 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
 
 // --- writeHead(status, obj) ------------------------------------------------
 
-// The arguments for Node's writeHead() after fastWriteHead() read `n`
-// values: the original object when none was read, else a plain object with
-// the same keys in the same order, the values already read as data, and
-// getters for the rest (`pending` is the key being read when reading threw
-// `error`: its getter throws that error again, at the point Node reads it).
-function handOver (obj, reason, n, pending, threw, error) {
+// The arguments for Node's writeHead() once fastWriteHead() stopped
+// reading: a plain object with the `count` keys its for-in loop met, in
+// that order (names[]), the first `read` values already read as data
+// (values[]), and getters for the rest (`pending` is the key being read
+// when reading threw `error`: its getter throws that error again, at the
+// point Node reads it). A getter that deletes a later key from `obj` deletes
+// it from the copy too, so Node's own loop skips it as it would have.
+function handOver (obj, reason, read, count, pending, threw, error) {
   tail.head = ''
   tail.prefix = null
-  if (n === 0 && !threw) {
-    return typeof reason === 'string' ? [reason, obj] : [obj, undefined]
-  }
   const copy = {}
   const define = (key, desc) => Object.defineProperty(copy, key, {
     ...desc, enumerable: true, configurable: true
   })
-  for (let i = 0; i < n; i++) define(names[i], { value: values[i], writable: true })
-  clearScratch(n)
-  // Own keys only: the prototype chain was walked once already.
-  const own = Object.keys(obj)
-  for (let i = n; i < own.length; i++) {
-    const key = own[i]
+  for (let i = 0; i < read; i++) define(names[i], { value: values[i], writable: true })
+  const rest = names.slice(read, count)
+  clearScratch(count)
+  for (let i = 0; i < rest.length; i++) {
+    const key = rest[i]
     if (threw && key === pending) {
       define(key, { get () { throw error } })
-    } else {
-      define(key, { get () { return obj[key] } })
+      continue
     }
+    define(key, {
+      get () {
+        const value = obj[key]
+        for (let j = i + 1; j < rest.length; j++) {
+          if (!hasOwnProperty.call(obj, rest[j])) delete copy[rest[j]]
+        }
+        return value
+      }
+    })
   }
   return typeof reason === 'string' ? [reason, copy] : [copy, undefined]
 }
@@ -560,40 +568,48 @@ function specialName (key) {
   return ''
 }
 
-const NO_KEYS = Object.freeze([])
+// Whether `obj` has an own key of Content-Length's length: without one, a
+// response that cannot be chunked is Node's to render (HEAD without a
+// length, say), known before any value is read.
+function lengthLike (obj) {
+  if (obj === undefined) return false
+  const own = Object.keys(obj)
+  for (let i = 0; i < own.length; i++) if (own[i].length === 14) return true
+  return false
+}
 
-// The index of the user Transfer-Encoding header namesRenderable() found,
-// or -1.
-let namesTeAt = -1
+// What fastWriteHead() found for the header just read when no cached
+// entry has it: the index of Content-Length and of Transfer-Encoding so
+// far, or a value that Node's own writeHead() must take over.
+const scan = { lengthAt: -1, teAt: -1 }
 
-// The names pass of fastWriteHead() when no cached entry has the same
-// names: Node's token check on each, and no header _storeHeader() treats
-// apart other than Date and either Content-Length or (when `chunkable`)
-// Transfer-Encoding. Reads no value. Returns the index of Content-Length,
-// -1 for chunked framing (with `namesTeAt` set), or -2 when Node's own
-// writeHead() must render.
-function namesRenderable (n, chunkable) {
-  let lengthAt = -1
-  namesTeAt = -1
-  for (let i = 0; i < n; i++) {
-    const key = names[i]
-    if (!TOKEN.test(key)) return -2
-    const special = specialName(key)
-    if (special === 'content-length') {
-      // Two spellings of Content-Length: Node keeps the last value.
-      if (lengthAt !== -1) return -2
-      lengthAt = i
-    } else if (special === 'transfer-encoding') {
-      if (namesTeAt !== -1) return -2
-      namesTeAt = i
-    } else if (special !== '' && special !== 'date') {
-      return -2
+// The checks _storeHeader() makes on header `i` (name `key`, `value`),
+// plus the shapes this renderer reproduces: Content-Length once, or
+// (when `chunkable`) a Transfer-Encoding naming chunked, Date, and no other
+// header _storeHeader() treats apart. Returns false when Node must render
+// (and may throw) from this header on.
+function headerRenderable (i, key, value, chunkable) {
+  if (!TOKEN.test(key)) return false
+  const special = specialName(key)
+  if (special === 'content-length') {
+    // Two spellings of Content-Length (Node keeps the last value), or one
+    // with Transfer-Encoding.
+    if (scan.lengthAt !== -1 || scan.teAt !== -1) return false
+    scan.lengthAt = i
+  } else if (special === 'transfer-encoding') {
+    if (!chunkable || scan.teAt !== -1 || scan.lengthAt !== -1 || typeof value !== 'string' ||
+        !TE_CHUNKED.test(value)) {
+      return false
     }
+    scan.teAt = i
+  } else if (special !== '' && special !== 'date') {
+    return false
   }
-  // Content-Length with Transfer-Encoding, or neither where Node would not
-  // choose chunked framing, is Node's to render.
-  if (lengthAt === -1 ? !chunkable : namesTeAt !== -1) return -2
-  return lengthAt
+  const type = typeof value
+  if (type === 'string') return !INVALID_HEADER_CHAR.test(value)
+  if (type === 'number') return true
+  // Arrays render one line per value; not as Content-Length.
+  return Array.isArray(value) && arrayRenderable(value) && i !== scan.lengthAt
 }
 
 /**
@@ -639,88 +655,94 @@ function fastWriteHead (res, statusCode, reason, obj) {
       typeof obj !== 'object' || isProxy(obj) || Array.isArray(obj)))) {
     return false
   }
-
   // Without Content-Length _storeHeader() frames the body as chunked when
   // the response has one and nothing turned that off; HEAD, a removed
   // Transfer-Encoding or a _contentLength set by hand are Node's to render.
   const chunkable = res._hasBody === true && res._removedTE === false &&
     typeof res._contentLength !== 'number'
+  if (!chunkable && !lengthLike(obj)) return false
 
-  // Names first, without reading a value. Object.keys() reads only `obj`'s
-  // own keys, so the one loop below that walks the prototype chain (for-in,
-  // as Node's _storeHeader() does) is the only walk of it, and a Proxy or
-  // anything else on that chain sees what it sees on Node's path.
-  const own = obj === undefined ? NO_KEYS : Object.keys(obj)
-  const n = own.length
-  // Without a name of Content-Length's length only chunked framing is
-  // left: known before any lookup.
-  let lengthLike = false
-  for (let i = 0; i < n; i++) {
-    const key = own[i]
+  // The first cached entry for this status line: writeHead() checks
+  // statusMessage before it reads any header, with the same expression.
+  let e = findEntry(code, message, -1, 0, true, chunkable)
+  if (e === null && INVALID_HEADER_CHAR.test(message)) return false
+
+  // One pass in Node's order (_storeHeader(): for-in, own keys, each value
+  // read once, then checked): while the names and values equal a cached
+  // entry's they were checked when it was stored; from the first that
+  // differs on, each is checked here before the next is read, as
+  // _storeHeader() throws at the first bad one. The prototype chain is
+  // walked once, as on Node's path, so a Proxy on it sees what it sees
+  // there. (for-in also lets V8 read obj[key] through the enumeration
+  // cache, where a keyed load would go megamorphic.)
+  let i = 0
+  let last = e
+  let checked = e === null
+  scan.lengthAt = -1
+  scan.teAt = -1
+  // Once Node must take over, the loop only collects the keys it has yet to
+  // meet (reading stopped after `read` values).
+  let read = -1
+  let pending = null
+  let error
+  for (const key in obj) {
+    if (!hasOwnProperty.call(obj, key)) continue
     names[i] = key
-    if (key.length === 14) lengthLike = true
+    if (read !== -1) {
+      i++
+      continue
+    }
+    let value
+    try {
+      value = obj[key]
+    } catch (err) {
+      read = i++
+      pending = key
+      error = err
+      continue
+    }
+    values[i] = value
+    if (e !== null) {
+      if (i < e.n && e.names[i] === key &&
+          (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
+        i++
+        continue
+      }
+      e = findEntry(code, message, -1, i + 1, true, chunkable)
+      if (e !== null) {
+        last = e
+        i++
+        continue
+      }
+    }
+    if (!checked) {
+      // The headers before this one are the last entry's: its framing
+      // headers among them.
+      checked = true
+      scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
+      scan.teAt = last.teAt < i ? last.teAt : -1
+    }
+    if (!headerRenderable(i, key, value, chunkable)) read = i + 1
+    i++
   }
-  if (!lengthLike && !chunkable) return false
-  let e = findEntry(code, message, n, 0, true, chunkable)
+  const n = i
+  if (read !== -1) return handOver(obj, reason, read, n, pending, pending !== null, error)
+  if (e !== null && e.n !== n) e = findEntry(code, message, n, n, true, chunkable)
   let lengthAt
   let teAt
   if (e !== null) {
     lengthAt = e.lengthAt
     teAt = e.teAt
   } else {
-    // writeHead() checks statusMessage, then _storeHeader() each name and
-    // value, with these same expressions (lib/_http_common.js).
-    if (INVALID_HEADER_CHAR.test(message)) return false
-    lengthAt = namesRenderable(n, chunkable)
-    if (lengthAt < -1) return false
-    teAt = namesTeAt
+    if (!checked) {
+      scan.lengthAt = last.lengthAt < n ? last.lengthAt : -1
+      scan.teAt = last.teAt < n ? last.teAt : -1
+    }
+    lengthAt = scan.lengthAt
+    teAt = scan.teAt
+    // No Content-Length where Node would not frame the body as chunked.
+    if (lengthAt === -1 && !chunkable) return handOver(obj, reason, n, n, null, false, undefined)
   }
-
-  // Values in order, each read once; one not equal to the cached entry's is
-  // checked before the next is read, as _storeHeader() throws at the first
-  // bad value.
-  // A for-in loop again rather than names[i]: V8 reads obj[key] through the
-  // enumeration cache there, where a keyed load would go megamorphic.
-  let i = 0
-  for (const key in obj) {
-    if (!hasOwnProperty.call(obj, key)) continue
-    // A getter that added or deleted a key changes the enumeration: Node's
-    // own loop sees what it sees from here on.
-    if (i >= n || key !== names[i]) return handOver(obj, reason, i, null, false, undefined)
-    let value
-    try {
-      value = obj[key]
-    } catch (err) {
-      return handOver(obj, reason, i, key, true, err)
-    }
-    values[i] = value
-    if (e !== null) {
-      if (i === lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value) {
-        i++
-        continue
-      }
-      e = findEntry(code, message, n, i + 1, true, chunkable)
-      if (e !== null) {
-        i++
-        continue
-      }
-    }
-    const type = typeof value
-    if (type === 'string') {
-      if (INVALID_HEADER_CHAR.test(value) || (i === teAt && !TE_CHUNKED.test(value))) {
-        return handOver(obj, reason, i + 1, null, false, undefined)
-      }
-    } else if (i === teAt) {
-      // A Transfer-Encoding number or array: left to Node's renderer.
-      return handOver(obj, reason, i + 1, null, false, undefined)
-    } else if (type !== 'number') {
-      if (!Array.isArray(value) || !arrayRenderable(value) || i === lengthAt) {
-        return handOver(obj, reason, i + 1, null, false, undefined)
-      }
-    }
-    i++
-  }
-  if (i !== n) return handOver(obj, reason, i, null, false, undefined)
 
   const chunked = lengthAt === -1
   if (e !== null && stateMatches(e, res, stateOf(res))) {

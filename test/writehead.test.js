@@ -24,6 +24,21 @@ function counting (ctx, extra) {
   return Object.assign(obj, extra)
 }
 
+// An object whose X-Read getter runs `change(obj)` once read.
+function mutating (ctx, change, extra) {
+  const obj = {}
+  Object.defineProperty(obj, 'X-Read', {
+    enumerable: true,
+    configurable: true,
+    get () {
+      ctx.event('getter X-Read')
+      change(obj)
+      return 'a'
+    }
+  })
+  return Object.assign(obj, extra)
+}
+
 const cases = [
   {
     name: 'a getter before a Connection header is read once',
@@ -87,6 +102,63 @@ const cases = [
       })
       return Object.assign(Object.create(proto), { 'Content-Length': '2', Connection: 'keep-alive' })
     }
+  },
+  {
+    // One pass in Node's order: what a getter changes in the object is what
+    // Node's own loop would meet from there on.
+    name: 'a getter that deletes a later header',
+    headers: ctx => mutating(ctx, obj => { delete obj['X-Later'] }, { 'X-Later': 'l', 'Content-Length': '2' })
+  },
+  {
+    name: 'a getter that adds a header',
+    headers: ctx => mutating(ctx, obj => { obj['X-Added'] = 'n' }, { 'Content-Length': '2' })
+  },
+  {
+    name: 'a getter that deletes a later header, then a Connection header',
+    headers: ctx => mutating(ctx, obj => { delete obj['X-Later'] },
+      { 'X-Later': 'l', 'Content-Length': '2', Connection: 'keep-alive' })
+  },
+  {
+    name: 'a getter that adds a header, then a Connection header',
+    headers: ctx => mutating(ctx, obj => { obj['X-Added'] = 'n' },
+      { 'Content-Length': '2', Connection: 'keep-alive', 'X-Last': 'z' })
+  },
+  {
+    name: 'a Connection header, then a getter Node reads that deletes a later header',
+    headers: ctx => {
+      const obj = { 'Content-Length': '2', Connection: 'keep-alive' }
+      Object.defineProperty(obj, 'X-Read', {
+        enumerable: true,
+        configurable: true,
+        get () {
+          ctx.event('getter X-Read')
+          delete obj['X-Gone']
+          return 'a'
+        }
+      })
+      return Object.assign(obj, { 'X-Gone': 'g', 'X-Last': 'z' })
+    }
+  },
+  {
+    name: 'a getter that deletes an earlier header, then an object value',
+    headers: ctx => {
+      const obj = { 'X-First': 'f' }
+      Object.defineProperty(obj, 'X-Read', {
+        enumerable: true,
+        configurable: true,
+        get () {
+          ctx.event('getter X-Read')
+          delete obj['X-First']
+          return 'a'
+        }
+      })
+      return Object.assign(obj, { 'Content-Length': '2', 'X-Obj': { toString: () => 'o' }, 'X-Last': 'z' })
+    }
+  },
+  {
+    name: 'no Content-Length and a Connection header: chunked framing by Node',
+    headers: ctx => counting(ctx, { Connection: 'keep-alive' }),
+    path: 'chunked'
   },
   {
     name: 'an enumerable inherited getter is never read',
