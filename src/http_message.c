@@ -699,23 +699,18 @@ hm_err_t hm_block_parts(const char *block, size_t block_len, size_t hole, hm_str
 {
   if (block == NULL || out == NULL || !hm__str_ok(body) || !hm__str_ok(length))
     return HM_EINVAL_ARG;
-  hm_str_t part[HM_BLOCK_PARTS] = {{NULL, 0}};
-  size_t total = 0;
-  char head[HM_CHUNK_HEAD_MAX];
-  size_t head_len = 0;
-  if (framing == HM_FRAMING_CHUNKED) {
+  const int chunked = framing == HM_FRAMING_CHUNKED;
+  size_t total = block_len;
+  if (chunked) {
     if (hole != HM_NO_HOLE || length.len != 0)
       return HM_EINVAL_ARG;
-    part[0] = (hm_str_t){block, block_len};
-    if (body.len > 0) {
-      head_len = (size_t)(hm__put_hex(head, head + sizeof head, body.len) - head);
-      head[head_len++] = '\r';
-      head[head_len++] = '\n';
-      part[4] = body;
-      part[5] = (hm_str_t){HM__CRLF HM__LAST_CHUNK, HM__LITLEN(HM__CRLF HM__LAST_CHUNK)};
-    } else {
-      part[5] = (hm_str_t){HM__LAST_CHUNK, HM__LITLEN(HM__LAST_CHUNK)};
-    }
+    /* The chunk-size line and the CRLF after the body, then the last chunk. */
+    if (body.len > 0 &&
+        (hm__add(&total, hm__hex_len(body.len) + HM__LITLEN(HM__CRLF HM__CRLF)) != HM_OK ||
+         hm__add(&total, body.len) != HM_OK))
+      return HM_EOVERFLOW;
+    if (hm__add(&total, HM__LITLEN(HM__LAST_CHUNK)) != HM_OK)
+      return HM_EOVERFLOW;
   } else if (framing == HM_FRAMING_RAW) {
     if (hole >= block_len || block[hole] != '0')
       return HM_EINVAL_ARG;
@@ -725,25 +720,39 @@ hm_err_t hm_block_parts(const char *block, size_t block_len, size_t hole, hm_str
       if (length.base[i] < '0' || length.base[i] > '9')
         return HM_EINVAL_VALUE;
     }
-    /* block_len > hole >= 0: neither length below wraps. */
-    part[0] = (hm_str_t){block, hole};
-    part[1] = length;
-    part[2] = (hm_str_t){block + hole + 1, block_len - hole - 1};
-    part[4] = body;
+    /* The block minus its placeholder digit, plus the digits and the body;
+     * block_len > hole >= 0, so nothing below wraps but the sums. */
+    total = block_len - 1;
+    if (hm__add(&total, length.len) != HM_OK || hm__add(&total, body.len) != HM_OK)
+      return HM_EOVERFLOW;
   } else {
     return HM_EINVAL_ARG;
   }
-  for (size_t i = 0; i < HM_BLOCK_PARTS; i++) {
-    if (i == 3) {
-      if (hm__add(&total, head_len) != HM_OK)
-        return HM_EOVERFLOW;
-    } else if (hm__add(&total, part[i].len) != HM_OK) {
-      return HM_EOVERFLOW;
+
+  hm_str_t *part = out->part;
+  if (chunked) {
+    part[0] = (hm_str_t){block, block_len};
+    part[1] = (hm_str_t){NULL, 0};
+    part[2] = (hm_str_t){NULL, 0};
+    if (body.len > 0) {
+      char *const h = out->chunk_head;
+      size_t n = (size_t)(hm__put_hex(h, h + HM_CHUNK_HEAD_MAX, body.len) - h);
+      h[n++] = '\r';
+      h[n++] = '\n';
+      part[3] = (hm_str_t){h, n};
+      part[5] = (hm_str_t){HM__CRLF HM__LAST_CHUNK, HM__LITLEN(HM__CRLF HM__LAST_CHUNK)};
+    } else {
+      part[3] = (hm_str_t){NULL, 0};
+      part[5] = (hm_str_t){HM__LAST_CHUNK, HM__LITLEN(HM__LAST_CHUNK)};
     }
+  } else {
+    part[0] = (hm_str_t){block, hole};
+    part[1] = length;
+    part[2] = (hm_str_t){block + hole + 1, block_len - hole - 1};
+    part[3] = (hm_str_t){NULL, 0};
+    part[5] = (hm_str_t){NULL, 0};
   }
-  memcpy(out->chunk_head, head, head_len);
-  part[3] = (hm_str_t){out->chunk_head, head_len};
-  memcpy(out->part, part, sizeof part);
+  part[4] = body;
   out->total = total;
   return HM_OK;
 }
