@@ -11,7 +11,7 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
-const { FLAGS, countLines, send, directStats } = require('./send.js')
+const { FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, directHandle, directStats } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
@@ -119,13 +119,24 @@ function nativeEnd (res, chunk, encoding, callback) {
   // the cheaper read, with the same bytes.
   if (slot >= 0 && typeof chunk === 'string' && !dropped) flags = FLAGS.BODY_LATIN1
 
+  // A body above COPY_MAX_BODY goes out only in a direct write (a cached
+  // block, a TCP handle that takes it): copying it into one Buffer with the
+  // header costs more than Node's own path. Decided before lengthArgument(),
+  // which records the value C is about to be given.
+  const handle = slot >= 0 ? directHandle(res.socket) : null
+  if (len > COPY_MAX_BODY && !dropped && handle === null) {
+    count(FALLBACK.BODY_TOO_LARGE, res)
+    return false
+  }
   // C keeps the digits of a cached slot's last Content-Length value.
   if (slot >= 0) length = render.lengthArgument(slot, length)
   const code = dropped
-    ? send(res, slot, length, lines, null, 0, flags, callback, true)
-    : send(res, slot, length, lines, chunk, len, flags, callback, false)
+    ? send(res, slot, length, lines, null, 0, flags, callback, true, handle)
+    : send(res, slot, length, lines, chunk, len, flags, callback, false, handle)
   if (code !== 0) {
-    count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
+    count(code === SEND_TOO_LARGE
+      ? FALLBACK.BODY_TOO_LARGE
+      : code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
     return false
   }
   stats.native++
@@ -237,6 +248,7 @@ function uninstall () {
 module.exports = {
   FALLBACK,
   DEFAULT_MAX_BODY,
+  COPY_MAX_BODY,
   fallbackReason,
   end,
   install,
