@@ -9,7 +9,7 @@ const t = require('tap')
 
 const { checkParity } = require('./helpers/dual-path.js')
 const { writeErrorReport } = require('./helpers/node-line.js')
-const { requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
+const { bigPath, requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
 
 t.jobs = 1
 
@@ -339,7 +339,7 @@ t.test('clients that go away', async t => {
       name: 'reset mid-body',
       request: KEEP,
       malformed: true,
-      path: 'body-too-large',
+      path: bigPath,
       client (client) {
         client.socket.once('data', () => client.socket.resetAndDestroy())
       },
