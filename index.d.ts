@@ -45,7 +45,9 @@ export const loadError: Error | null
  */
 export interface InstallOptions {
   /**
-   * Bodies above this many bytes take Node's own path (default 4096). A
+   * Bodies above this many bytes take Node's own path (default
+   * Number.MAX_SAFE_INTEGER: no limit; a body above 4 KiB takes the native
+   * path only when it can be written straight to the socket). A
    * non-negative safe integer; anything else throws a RangeError with code
    * 'ERR_OUT_OF_RANGE'. Left out (or undefined), the value an earlier
    * install() set stays.
@@ -128,7 +130,7 @@ export const FALLBACK: {
   readonly ENCODING: 'encoding'
   /** A chunk that is neither a string nor a Uint8Array. */
   readonly CHUNK_TYPE: 'chunk-type'
-  /** A body above maxBodySize bytes. */
+  /** A body above maxBodySize bytes, or above 4 KiB without a direct write. */
   readonly BODY_TOO_LARGE: 'body-too-large'
   /** A stored header value whose stringification runs user code. */
   readonly HEADER_VALUE: 'header-value'

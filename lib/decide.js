@@ -30,19 +30,25 @@ const FALLBACK = Object.freeze({
   CHUNKED: 'chunked', // chunked framing on a block the renderer did not cache
   ENCODING: 'encoding', // not utf8/latin1: separate header write, estimates
   CHUNK_TYPE: 'chunk-type', // not a string or Uint8Array: Node throws
-  BODY_TOO_LARGE: 'body-too-large', // joining would copy a large body
+  BODY_TOO_LARGE: 'body-too-large', // above maxBodySize, or above 4 KiB without a direct write
   HEADER_VALUE: 'header-value', // a value whose stringification runs user code
   NON_ASCII: 'non-ascii', // a UTF-8 message whose chars and bytes differ
   KEEP_ALIVE_MAX: 'keep-alive-max', // maxRequestsPerSocket not an int32: lines differ
   INVALID: 'invalid' // Node would throw, or the core rejected the message
 })
 
-// Messages up to half of Buffer.poolSize come from Node's shared pool;
-// larger ones need an allocation of their own plus a copy of the body,
-// which costs more than Node's own path saves: 16 KiB string bodies ran at
-// 0.59x of Node's path (p=0.006), 1 KiB bodies at parity or better.
-// Refs: benchmark/compare.js matrix=1
-const DEFAULT_MAX_BODY = 4 * 1024
+// No cap on the body size by default (install({ maxBodySize }) sets one).
+// A body above COPY_MAX_BODY (lib/send.js, 4 KiB) takes the native path only
+// when it goes out in a direct write, where sendmsg() gathers the cached
+// header block and the body without a copy, and what the kernel did not
+// take goes to socket.write() as a view of the body; anything else (a header
+// block Node rendered, a socket that is not a plain TCP handle, a kernel
+// buffer that takes nothing) falls back with BODY_TOO_LARGE. Copying such a
+// body into one Buffer with the header cost more than Node's own path: 16
+// KiB string bodies ran at 0.59x (p=0.006), 1 KiB bodies at parity or
+// better.
+// Refs: benchmark/compare.js, README.md "Bodies of every size"
+const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
 
 const options = { maxBodySize: DEFAULT_MAX_BODY }
 

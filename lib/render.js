@@ -789,9 +789,19 @@ function lengthArgument (slot, value) {
   return value
 }
 
+/**
+ * Forgets which Content-Length value C keeps for `slot`, for a response
+ * that stopped before C read its length: the next one passes its value.
+ * @param {number} slot
+ */
+function forgetLength (slot) {
+  entries[slot].sentValue = undefined
+}
+
 module.exports = {
   RENDER_BY_NODE,
   lengthArgument,
+  forgetLength,
   RENDER_FALLBACK,
   renderFresh,
   fastWriteHead,

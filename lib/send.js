@@ -13,8 +13,21 @@ const FLAGS = binding === null ? null : binding.flags
 // still looked up on the process object per call, as Node's own modules do.
 const processObject = process
 const { allocUnsafe, byteLength } = Buffer
+const stringSlice = String.prototype.slice
+// The intrinsic TypedArray getters: a Uint8Array subclass cannot intercept
+// the view of a body's unwritten rest.
+const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
+const getBuffer = Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get
+const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get
 // sendCached() results (src/binding.c, src/send.h).
 const SEND_REJECT = 100
+// send()'s result when a body above COPY_MAX_BODY could not go out in a
+// direct write: Node's own end() writes it without the copy.
+const SEND_TOO_LARGE = -1
+// Bodies up to this many bytes may be copied into one Buffer with the
+// header; larger ones go out only in a direct write, which gathers the body
+// without copying it (see lib/decide.js).
+const COPY_MAX_BODY = 4 * 1024
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -34,6 +47,15 @@ const directStats = { direct: 0, partial: 0 }
 // - one TickObject async resource (that tick) and no WriteWrap: Node creates
 //   none for a write that completes at once (checked with an init hook on
 //   Node 20.20 and 24.22).
+// Node's end() writes on a corked socket, so the Writable compares the whole
+// message with the high-water mark before the write runs: a message of at
+// least writableHighWaterMark bytes (characters, for a string; the same
+// count here, see §4.1 of docs/node-outgoing-path.md) sets needDrain, and
+// the tick that runs the callback emits the socket's 'drain' first
+// (afterWrite). The shim's writes are not corked, so markNeedDrain() sets
+// the flag after the write, and afterDirectWrite() emits 'drain' for a
+// direct write; a write through socket.write() leaves that to the
+// Writable's own afterWrite.
 // Anything else takes socket.write() as before.
 
 // The handle class, its writeBuffer and its byte counter, learnt from the
@@ -87,24 +109,44 @@ const protocol = internals === null ? null : internals.protocol
 const direct = binding !== null && binding.canSend === true && internals !== null &&
   kLastWriteQueueSize !== null
 
-// The socket's handle when a direct write may replace socket.write() for
-// `total` bytes, else null.
-function directHandle (socket, total) {
+// The socket's handle when a direct write may replace socket.write(), else
+// null.
+function directHandle (socket) {
   if (!direct) return null
   const handle = socket._handle
   if (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle))) return null
-  if (handle.writeBuffer !== tcpWriteBuffer || total >= socket.writableHighWaterMark ||
-      socket.writableNeedDrain || socket.connecting || socket._pendingData !== null) {
+  if (handle.writeBuffer !== tcpWriteBuffer || socket.writableNeedDrain ||
+      socket.connecting || socket._pendingData !== null) {
     return null
   }
   return handle
 }
 
+// writeOrBuffer() on the corked socket of Node's end(): the message was
+// added to an empty queue (fallbackReason() checked writableLength 0).
+function markNeedDrain (socket, total) {
+  const state = socket._writableState
+  if (total >= state.highWaterMark) state.needDrain = true
+}
+
 // The tick after a direct write: what afterWriteTick()/afterWrite() do for
 // one completed write whose callback is the protocol's onFinish.
 function afterDirectWrite (socket, res) {
-  socket._writableState.pendingcb--
+  const state = socket._writableState
+  if (state.needDrain && !state.ending && !state.destroyed && state.length === 0) {
+    state.needDrain = false
+    socket.emit('drain')
+  }
+  state.pendingcb--
   protocol.onFinish(res, null)
+}
+
+// What a body of `len` bytes leaves unwritten once `from` of its bytes are
+// out: a view of a Uint8Array (as Node's own writev holds the caller's
+// bytes), the rest of a string whose chars are its bytes.
+function bodyRest (chunk, from, len) {
+  if (typeof chunk === 'string') return stringSlice.call(chunk, from)
+  return Buffer.from(getBuffer.call(chunk), getByteOffset.call(chunk) + from, len - from)
 }
 
 // Counts the header lines of a block Node rendered, for the core's
@@ -130,17 +172,20 @@ function chunkFraming (len) {
 }
 
 /**
- * Builds the response into one Buffer from Node's shared pool and writes it
- * with one socket.write() carrying the finish callback, then sets what
- * end() sets. The header block is either cached in C (`slot` >= 0, with
+ * Writes the response once: straight to the descriptor when `handle` (from
+ * directHandle()) is given, else (or for what the kernel did not take) with
+ * one socket.write() carrying the finish callback; then sets what end()
+ * sets. The header block is either cached in C (`slot` >= 0, with
  * `length` the Content-Length value to fill in) or res._header itself
- * (`slot` -1, with `lines` header lines), checked again by C.
+ * (`slot` -1, with `lines` header lines), checked again by C. A body above
+ * COPY_MAX_BODY needs a handle and a direct write that took the whole
+ * header block: the rest of the body then goes to socket.write() as it is.
  * @param {boolean} dropped end() was given a body that Node drops (HEAD,
  *   1xx, 204, 304): `chunk` is null, and write_()'s tick is queued
- * @returns {number} 0 when sent, else the core's rejection code (nothing
- *   was sent or changed; Node's own end() must continue)
+ * @returns {number} 0 when sent, SEND_TOO_LARGE, or the core's rejection
+ *   code (nothing was sent or changed; Node's own end() must continue)
  */
-function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
+function send (res, slot, length, lines, chunk, len, flags, callback, dropped, handle) {
   const head = res._header
   // Every char of an accepted head is one byte (latin1, or ASCII when the
   // block goes out as UTF-8, as a cached block always is), so the message
@@ -162,18 +207,32 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return binding.errors.ENONASCII
   const body = chunk || undefined
   let written = -1
-  let handle = null
-  if (slot >= 0 && (handle = directHandle(socket, total)) !== null) {
+  if (handle !== null) {
     written = binding.sendCached(handle.fd, slot, length, body, flags)
     if (written <= -SEND_REJECT) return -written - SEND_REJECT
   }
   let out = null
+  // With `out` null and `written` short of `total`: the body's unwritten
+  // rest, written without a copy.
+  let rest = null
   if (written !== total) {
-    out = allocUnsafe(total)
-    const code = slot >= 0
-      ? binding.fillCached(out, slot, length, body, flags)
-      : binding.fillFromHead(out, head, lines, body, flags)
-    if (code !== 0) return code
+    if (len > COPY_MAX_BODY) {
+      // Nothing written: Node's own end() meets the same full buffer or
+      // pending error, without copying the body first.
+      if (written <= 0) return SEND_TOO_LARGE
+      // The rest of the body as it is, where the body's bytes are its chars
+      // and follow the header directly (no chunk framing); else a copy.
+      if (written >= head.length && !chunked && nodeLength === -1) {
+        rest = bodyRest(chunk, written - head.length, len)
+      }
+    }
+    if (rest === null) {
+      out = allocUnsafe(total)
+      const code = slot >= 0
+        ? binding.fillCached(out, slot, length, body, flags)
+        : binding.fillFromHead(out, head, lines, body, flags)
+      if (code !== 0) return code
+    }
   }
 
   // write_() queues its callback for the dropped body before end() sends
@@ -191,27 +250,37 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
     res._onPendingData(-head.length)
   }
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
-  if (out === null) {
+  if (written === total) {
     // Written whole: leave what socket.write() would have left.
     directStats.direct++
     socket._writableState.pendingcb++
     socket._unrefTimer()
     countDirect(handle, total)
+    markNeedDrain(socket, total)
     processObject.nextTick(afterDirectWrite, socket, res)
   } else if (written > 0) {
     // Written in part: the rest goes through socket.write(), and the
     // socket's counters read as if Node had written the whole message.
-    const rest = out.subarray(written)
+    const restLength = total - written
     directStats.partial++
     countDirect(handle, written)
-    socket.write(rest, (err) => protocol.onFinish(res, err))
+    const onWrite = (err) => protocol.onFinish(res, err)
+    if (out !== null) {
+      socket.write(out.subarray(written), onWrite)
+    } else if (typeof rest === 'string') {
+      // One char per byte: the latin1 write gives the body's bytes.
+      socket.write(rest, 'latin1', onWrite)
+    } else {
+      socket.write(rest, onWrite)
+    }
     const state = socket._writableState
-    if (state.length === rest.length && state.writelen === rest.length) {
+    if (state.length === restLength && state.writelen === restLength) {
       const count = nodeLength === -1 ? written : written + nodeLength - total
       state.length += count
       state.writelen += count
       socket[kLastWriteQueueSize] += written
     }
+    markNeedDrain(socket, total)
   } else {
     socket.write(out, (err) => protocol.onFinish(res, err))
     const state = socket._writableState
@@ -219,10 +288,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
       state.length = nodeLength
       state.writelen = nodeLength
     }
-    // Node writes to a corked socket, where a message at the high-water
-    // mark always sets needDrain ('drain' on the write's tick, before its
-    // callback); an uncorked write that completes at once sets none.
-    if (total >= socket.writableHighWaterMark) state.needDrain = true
+    markNeedDrain(socket, total)
   }
   res.finished = true
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
@@ -231,4 +297,4 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
   return 0
 }
 
-module.exports = { FLAGS, countLines, send, directStats }
+module.exports = { FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, directHandle, directStats }

@@ -11,7 +11,7 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
-const { FLAGS, countLines, send, directStats } = require('./send.js')
+const { FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, directHandle, directStats } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
@@ -122,6 +122,14 @@ function nativeEnd (res, chunk, encoding, callback) {
   if (slot >= 0 && typeof chunk === 'string' && !dropped && len === chunk.length) {
     flags = FLAGS.BODY_LATIN1
   }
+  // A body above COPY_MAX_BODY goes out only in a direct write (a cached
+  // block, a TCP handle that takes it): copying it into one Buffer with the
+  // header costs more than Node's own path.
+  const handle = slot >= 0 ? directHandle(res.socket) : null
+  if (len > COPY_MAX_BODY && !dropped && handle === null) {
+    count(FALLBACK.BODY_TOO_LARGE, res)
+    return false
+  }
   // C frames the body of a chunked block; it has no Content-Length.
   if (chunked) {
     flags |= FLAGS.CHUNKED
@@ -131,15 +139,20 @@ function nativeEnd (res, chunk, encoding, callback) {
     length = render.lengthArgument(slot, length)
   }
   let code = dropped
-    ? send(res, slot, length, lines, null, 0, flags, callback, true)
-    : send(res, slot, length, lines, chunk, len, flags, callback, false)
+    ? send(res, slot, length, lines, null, 0, flags, callback, true, handle)
+    : send(res, slot, length, lines, chunk, len, flags, callback, false, handle)
   if (code === binding.errors.ENONASCII && slot < 0 && (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
-    code = send(res, slot, length, lines, chunk, len, FLAGS.HEAD_UTF8, callback, false)
+    code = send(res, slot, length, lines, chunk, len, FLAGS.HEAD_UTF8, callback, false, handle)
   }
   if (code !== 0) {
-    count(code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
+    // send() may have stopped before C read the length: C's copy of the
+    // slot's last digits is not known any more.
+    if (slot >= 0) render.forgetLength(slot)
+    count(code === SEND_TOO_LARGE
+      ? FALLBACK.BODY_TOO_LARGE
+      : code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
     return false
   }
   stats.native++
@@ -251,6 +264,7 @@ function uninstall () {
 module.exports = {
   FALLBACK,
   DEFAULT_MAX_BODY,
+  COPY_MAX_BODY,
   fallbackReason,
   end,
   install,

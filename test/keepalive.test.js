@@ -9,7 +9,7 @@ const t = require('tap')
 
 const { checkParity } = require('./helpers/dual-path.js')
 const { writeErrorReport } = require('./helpers/node-line.js')
-const { requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
+const { bigPath, requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
 
 t.jobs = 1
 
@@ -339,7 +339,7 @@ t.test('clients that go away', async t => {
       name: 'reset mid-body',
       request: KEEP,
       malformed: true,
-      path: 'body-too-large',
+      path: bigPath,
       client (client) {
         client.socket.once('data', () => client.socket.resetAndDestroy())
       },
@@ -461,4 +461,24 @@ t.test('chunked and length-framed responses on one keep-alive socket', async t =
     const body = empty ? '' : `framed ${i} ` + 'y'.repeat(i * 13 % 40)
     t.equal(m.body.toString('latin1'), body, `#${i} ${method} shape ${shape}: body`)
   }
+})
+
+// A response that stops after its Content-Length was handed to the slot's
+// memo but before C read it (a non-ASCII body at the high-water mark) must
+// not leave C repeating the digits of the response before it.
+t.test('a fallback between two responses of one slot keeps their lengths apart', async t => {
+  const bodies = ['hello', 'h\xe9llo!', 'abcdefg', 'abcdefg']
+  const { native } = await checkParity(t, {
+    name: 'length memo across a fallback',
+    request: [KEEP, KEEP, KEEP, CLOSE],
+    sequential: true,
+    path: { native: 3, 'non-ascii': 1 },
+    handler (req, res, ctx) {
+      res.setHeader('content-type', 'text/plain')
+      if (ctx.index === 1) res.socket._writableState.highWaterMark = 16
+      else res.socket._writableState.highWaterMark = 16384
+      res.end(bodies[ctx.index])
+    }
+  })
+  t.strictSame(native.parsed.messages.map(m => m.body.toString('utf8')), bodies)
 })

@@ -46,7 +46,7 @@ function runChild (script, env = {}, args = []) {
 // A child program: optional code before the library loads, then a server
 // whose handler records fallbackReason(res, chunk) and answers with
 // `respond`; one request is sent, and the child prints what it saw as JSON.
-function serverScript ({ before = '', install = true, chunk = "'hello'", requestText } = {}) {
+function serverScript ({ before = '', install = true, options = '', chunk = "'hello'", requestText } = {}) {
   const text = requestText ?? 'GET / HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'
   return `
 'use strict'
@@ -55,7 +55,7 @@ const net = require('node:net')
 ${before}
 const oneshot = require(${JSON.stringify(LIB)})
 const own = Object.hasOwn(http.ServerResponse.prototype, 'end')
-${install ? 'oneshot.install()' : ''}
+${install ? `oneshot.install(${options})` : ''}
 oneshot.resetStats()
 let reason
 const server = http.createServer((req, res) => {
@@ -675,12 +675,18 @@ const ROWS = [
   },
   {
     want: FALLBACK.BODY_TOO_LARGE,
-    name: 'a body above the default maxBodySize',
+    name: 'a body above maxBodySize',
     run (req, res, check) {
-      const body = 'x'.repeat(shim.DEFAULT_MAX_BODY + 1)
-      check(res, body)
-      check(res, Buffer.from(body))
-      res.end(body)
+      const max = shim.options.maxBodySize
+      shim.options.maxBodySize = 4096
+      try {
+        const body = 'x'.repeat(4097)
+        check(res, body)
+        check(res, Buffer.from(body))
+        res.end(body)
+      } finally {
+        shim.options.maxBodySize = max
+      }
     },
     counted: { 'body-too-large': 1 }
   },
@@ -877,7 +883,7 @@ process.nextTick(() => Object.defineProperty(net.Socket.prototype, '_writeGeneri
   })
 
   t.test('NODE_DEBUG=http-oneshot logs fallbacks with reason, method, URL and status', async t => {
-    const result = await runChild(serverScript({ chunk: "'x'.repeat(20000)" }),
+    const result = await runChild(serverScript({ options: '{ maxBodySize: 10000 }', chunk: "'x'.repeat(20000)" }),
       { NODE_DEBUG: 'http-oneshot' })
     const out = parseChild(t, result)
     const reason = expectedReason(FALLBACK.BODY_TOO_LARGE)
@@ -892,7 +898,7 @@ process.nextTick(() => Object.defineProperty(net.Socket.prototype, '_writeGeneri
   })
 
   t.test('NODE_DEBUG unset: no fallback lines', async t => {
-    const result = await runChild(serverScript({ chunk: "'x'.repeat(20000)" }))
+    const result = await runChild(serverScript({ options: '{ maxBodySize: 10000 }', chunk: "'x'.repeat(20000)" }))
     t.equal(parseChild(t, result).reason, expectedReason(FALLBACK.BODY_TOO_LARGE))
     t.notMatch(result.stderr, /HTTP-ONESHOT/)
   })

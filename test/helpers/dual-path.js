@@ -144,6 +144,8 @@ function snapshot (res) {
           destroyed: socket.destroyed,
           writableCorked: socket.writableCorked,
           writableLength: socket.writableLength,
+          writableNeedDrain: socket.writableNeedDrain,
+          bytesWritten: socket.bytesWritten,
           closeListeners: socket.listenerCount('close')
         }
       : null
@@ -308,6 +310,11 @@ async function capture (fx, { patched, tls: tlsOptions } = {}) {
     : http.createServer(serverOptions, onRequest)
   const serverRef = server
   Object.assign(server, serverFields)
+  // The socket's own 'drain' (Node emits it after a message of at least the
+  // high-water mark, before that write's callback).
+  server.on(tlsOptions ? 'secureConnection' : 'connection', socket => {
+    socket.on('drain', () => events.push('socket-drain'))
+  })
   server.on('clientError', (err, socket) => {
     events.push('clientError' + errorLabel(err))
     socket.destroy()
