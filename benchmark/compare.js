@@ -3,17 +3,20 @@
 // Interleaved rounds of legacy and native (and optionally limit) servers for
 // one configuration, with medians, ranges and Welch's t-test:
 //   node benchmark/compare.js [type=bytes] [len=4] [chunks=1] [chunkedEnc=0]
-//     [headers=0] [c=50] [duration=5] [warmup=1] [rounds=6]
+//     [headers=0] [status=200|204|304] [method=GET|HEAD] [c=50] [duration=5]
+//     [warmup=1] [rounds=6]
 //     [modes=legacy,native[,limit]] [json=<file>]
 // The default run (6 rounds x 2 modes x (1 s warm-up + 5 s)) takes about
 // 80 s. matrix=1 runs type bytes/buffer x len 4/1024/16384/65536 x chunks 1/4
-// x chunkedEnc 0/1 (32 configurations) with rounds=3 duration=3 unless
-// given, which takes about 15 minutes, and prints one markdown table row per
-// configuration.
+// x chunkedEnc 0/1 (32 configurations), then the bodyless rows (HEAD
+// bytes/4/1 and bytes/1024/1, status=204 and status=304 bytes/4/1, each
+// chunks=1 chunkedEnc=0), with rounds=3 duration=3 unless given, which takes
+// about 17 minutes, and prints one markdown table row per configuration.
+// The bodyless rows are loaded by lib/rawload.js, not wrk (see lib/load.js).
 
 const fs = require('node:fs')
 const { parseArgs, runMain } = require('./lib/args.js')
-const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe } = require('./lib/config.js')
+const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe, bodyless } = require('./lib/config.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
 const { runInterleaved, describeShim, formatRate } = require('./lib/measure.js')
@@ -65,7 +68,9 @@ async function compareConfig (config, { modes, rounds, log = () => {} }) {
       nodeArgs: serverArgs(config, mode),
       connections: config.c,
       duration: config.duration,
-      warmup: config.warmup
+      warmup: config.warmup,
+      method: config.method,
+      bodyless: bodyless(config.method, config.status)
     }),
     onResult: (mode, round, r) => {
       let line = `  round ${String(round + 1).padStart(2)} ${mode.padEnd(6)} ${formatRate(r.rps, r.cpuPerReq)}`
@@ -125,6 +130,13 @@ function matrixConfigs (base) {
       }
     }
   }
+  // Responses without a body: Node sends the header block alone (HEAD keeps
+  // the handler's Content-Length; so do 204 and 304 in Node 20).
+  const bodylessRow = { ...base, type: 'bytes', chunks: 1, chunkedEnc: 0 }
+  configs.push({ ...bodylessRow, len: 4, method: 'HEAD' })
+  configs.push({ ...bodylessRow, len: 1024, method: 'HEAD' })
+  configs.push({ ...bodylessRow, len: 4, status: 204 })
+  configs.push({ ...bodylessRow, len: 4, status: 304 })
   return configs
 }
 
@@ -135,8 +147,11 @@ function tableRow (result) {
   return `| ${result.config} | ${cell(legacy)} | ${cell(native)} | ${ratio} | ${formatP(result.welch)} |`
 }
 
-function header (config, modes, rounds) {
-  return `${loadTool()} -t1 -c${config.c} -d${config.duration}s after ${config.warmup} s warm-up, ` +
+function header (config, modes, rounds, matrix = false) {
+  const tool = matrix
+    ? `${loadTool()} (HEAD, 204 and 304 rows: ${loadTool(true)})`
+    : loadTool(bodyless(config.method, config.status))
+  return `${tool} -t1 -c${config.c} -d${config.duration}s after ${config.warmup} s warm-up, ` +
     `${rounds} interleaved rounds of ${modes.join(', ')}` +
     `${canPin() ? ', server on CPU 0, load on CPU 1' : ', unpinned'}; Node ${process.version}`
 }
@@ -159,7 +174,7 @@ async function main () {
 
   if (config.matrix === 1) {
     const configs = matrixConfigs(config)
-    log(`matrix: ${configs.length} configurations; ${header(config, modes, config.rounds)}`)
+    log(`matrix: ${configs.length} configurations; ${header(config, modes, config.rounds, true)}`)
     const rows = []
     for (const cfg of configs) {
       log(`${describe(cfg)}`)

@@ -3,7 +3,7 @@
 // User-space instructions per request on the server's main thread, counted
 // by valgrind's callgrind, for Node's own response path (legacy), the shim
 // (native) and the limit stub side by side:
-//   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,fastify,express]
+//   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,head,status204,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
 //     [jobs=2] [node=<path>] [json=<file>] [semi=16]
 // Every measurement is a fresh server process under callgrind. The parent
@@ -26,6 +26,7 @@ const { parseArgs, runMain } = require('./lib/args.js')
 const { getFreePort, lastStats } = require('./lib/child.js')
 const { SERVER_DEFAULTS, checkConfig, parseModes, serverArgs } = require('./lib/config.js')
 const { describeShim } = require('./lib/measure.js')
+const { parseResponse } = require('./lib/response.js')
 
 const ROOT = path.join(__dirname, '..')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -34,8 +35,10 @@ const REPORT_STATS = path.join(__dirname, 'lib', 'report-stats.js')
 // Rows of the table. `config` overrides SERVER_DEFAULTS for
 // benchmark/http/server.js; `app` is a framework app run with and without
 // `node -r register.js` (the limit stub exists only in server.js).
-// `body` is the body length every response must have; `weight` is the
-// rough run time under callgrind, to schedule the long runs first.
+// `body` is the body length every response must have (0 for a HEAD
+// request and for 204), `status` its status (default 200), `method` the
+// request method (default GET); `weight` is the rough run time under
+// callgrind, to schedule the long runs first.
 const SHAPES = {
   writehead: {
     label: 'writeHead(200, {CT, CL}) + end(\'CCCC\')',
@@ -59,6 +62,20 @@ const SHAPES = {
     label: '20 × setHeader + end(\'CC\')',
     config: { headers: 20, len: 2 },
     body: 2,
+    weight: 1
+  },
+  head: {
+    label: 'HEAD: writeHead(200, {CT, CL}) + end(\'CCCC\') (no body sent)',
+    config: {},
+    method: 'HEAD',
+    body: 0,
+    weight: 1
+  },
+  status204: {
+    label: 'writeHead(204, {CT, CL}) + end(\'CCCC\') (no body sent)',
+    config: { status: 204 },
+    status: 204,
+    body: 0,
     weight: 1
   },
   // Not in the default set: bodies above the 4 KiB copy cap, which go out
@@ -105,7 +122,9 @@ const SHAPES = {
   }
 }
 
-const REQUEST = Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1')
+function requestBytes (method) {
+  return Buffer.from(`${method} / HTTP/1.1\r\nHost: x\r\n\r\n`, 'latin1')
+}
 const EMPTY = Buffer.alloc(0)
 const READY_TIMEOUT = 180e3
 
@@ -117,64 +136,12 @@ function log (line) {
   process.stderr.write(`${line}\n`)
 }
 
-/**
- * Parses one complete HTTP/1.1 response at the start of `buf`, framed by
- * Content-Length or chunked transfer coding.
- *
- * @param {Buffer} buf received bytes
- * @returns {{status: number, head: string, body: number, size: number}|null}
- *   null while the response is incomplete; `size` is its length in bytes
- */
-function parseResponse (buf) {
-  const end = buf.indexOf('\r\n\r\n')
-  if (end === -1) return null
-  const head = buf.toString('latin1', 0, end)
-  const lines = head.split('\r\n')
-  const status = /^HTTP\/1\.1 (\d{3}) /.exec(lines[0])
-  if (status === null) throw new Error(`bad status line: ${JSON.stringify(lines[0])}`)
-  let length = -1
-  let chunked = false
-  for (let i = 1; i < lines.length; i++) {
-    const colon = lines[i].indexOf(':')
-    const name = lines[i].slice(0, colon).trim().toLowerCase()
-    const value = lines[i].slice(colon + 1).trim()
-    if (name === 'content-length') length = Number(value)
-    else if (name === 'transfer-encoding' && /chunked/i.test(value)) chunked = true
-  }
-  let pos = end + 4
-  if (chunked) {
-    let body = 0
-    for (;;) {
-      const eol = buf.indexOf('\r\n', pos)
-      if (eol === -1) return null
-      const size = parseInt(buf.toString('latin1', pos, eol).split(';')[0], 16)
-      if (!Number.isInteger(size)) throw new Error('bad chunk size line')
-      pos = eol + 2
-      if (size === 0) {
-        // Trailer fields, if any, up to the empty line.
-        for (;;) {
-          const next = buf.indexOf('\r\n', pos)
-          if (next === -1) return null
-          const empty = next === pos
-          pos = next + 2
-          if (empty) break
-        }
-        return { status: Number(status[1]), head, body, size: pos }
-      }
-      if (buf.length < pos + size + 2) return null
-      body += size
-      pos += size + 2
-    }
-  }
-  if (!Number.isInteger(length) || length < 0) throw new Error('response has neither Content-Length nor chunked framing')
-  if (buf.length < pos + length) return null
-  return { status: Number(status[1]), head, body: length, size: pos + length }
-}
-
 // One keep-alive connection sending one request at a time.
 class Client {
-  constructor (socket) {
+  constructor (socket, method = 'GET') {
     this.socket = socket
+    this.requestBytes = requestBytes(method)
+    this.head = method === 'HEAD'
     this.buf = EMPTY
     this.waiting = null
     this.error = null
@@ -189,7 +156,7 @@ class Client {
     if (this.waiting === null) return this.fail(new Error('unexpected bytes from the server'))
     let res
     try {
-      res = parseResponse(this.buf)
+      res = parseResponse(this.buf, this.head)
     } catch (err) {
       return this.fail(err)
     }
@@ -214,7 +181,7 @@ class Client {
     if (this.error !== null) return Promise.reject(this.error)
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject }
-      this.socket.write(REQUEST)
+      this.socket.write(this.requestBytes)
     })
   }
 
@@ -241,13 +208,13 @@ function connect (port) {
  *
  * @returns {Promise<{responses: number, bytes: number, sizes: Set<number>, head: string}>}
  */
-async function sendRequests (clients, total, bodyLength) {
+async function sendRequests (clients, total, bodyLength, status) {
   const result = { responses: 0, bytes: 0, sizes: new Set(), head: '' }
   await Promise.all(clients.map(async (client, i) => {
     const count = Math.floor(total / clients.length) + (i < total % clients.length ? 1 : 0)
     for (let n = 0; n < count; n++) {
       const res = await client.request()
-      if (res.status !== 200) throw new Error(`status ${res.status}, expected 200`)
+      if (res.status !== status) throw new Error(`status ${res.status}, expected ${status}`)
       if (res.body !== bodyLength) throw new Error(`body of ${res.body} bytes, expected ${bodyLength}`)
       result.responses++
       result.bytes += res.size
@@ -379,7 +346,7 @@ function nodeArgsFor (shape, mode) {
     // register.js, so the legacy process loads nothing of the package.
     return mode === 'native' ? ['-r', REGISTER, '-r', REPORT_STATS, shape.app] : [shape.app]
   }
-  return serverArgs(checkConfig({ ...SERVER_DEFAULTS, ...shape.config, c: 1, duration: 1, warmup: 0 }), mode)
+  return serverArgs(checkConfig({ ...SERVER_DEFAULTS, ...shape.config, c: 1, duration: 1, warmup: 0, method: 'GET' }), mode)
 }
 
 /**
@@ -395,11 +362,13 @@ async function measure ({ shape, mode, node, warmup, requests, connections, semi
     const v8Args = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : []
     server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir })
     const listening = Date.now()
-    for (let i = 0; i < connections; i++) clients.push(new Client(await connect(server.port)))
-    if (warmup > 0) await sendRequests(clients, warmup, shape.body)
+    const method = shape.method ?? 'GET'
+    const status = shape.status ?? 200
+    for (let i = 0; i < connections; i++) clients.push(new Client(await connect(server.port), method))
+    if (warmup > 0) await sendRequests(clients, warmup, shape.body, status)
     await callgrindControl('-z', server.pid)
     const zeroed = Date.now()
-    const measured = await sendRequests(clients, requests, shape.body)
+    const measured = await sendRequests(clients, requests, shape.body, status)
     const done = Date.now()
     await callgrindControl('-d', server.pid)
     if (measured.responses !== requests) {

@@ -14,7 +14,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { parseArgs, runMain } = require('./lib/args.js')
-const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe } = require('./lib/config.js')
+const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe, bodyless } = require('./lib/config.js')
 const { startServer } = require('./lib/child.js')
 const { runLoad } = require('./lib/load.js')
 const { describeShim } = require('./lib/measure.js')
@@ -73,7 +73,9 @@ async function main () {
       url: `http://127.0.0.1:${server.port}/`,
       connections: config.c,
       duration: config.duration,
-      warmup: config.warmup
+      warmup: config.warmup,
+      method: config.method,
+      bodyless: bodyless(config.method, config.status)
     })
   } finally {
     const shim = await server.stop()

@@ -2,7 +2,7 @@
 
 // The server side of benchmark/http/simple.js, run as a child process:
 //   node benchmark/http/server.js mode=legacy|native|limit type=bytes len=4 \
-//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3]
+//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3] [status=200|204|304]
 // It listens on 127.0.0.1:$PORT. The handler mirrors Node core's
 // benchmark/fixtures/simple-http-server.js, except that the body and its
 // pieces are built once at start-up so that only the response path is timed.
@@ -15,8 +15,8 @@ const { SERVER_DEFAULTS, checkConfig } = require('../lib/config.js')
 const report = require('../lib/report-stats.js')
 
 const config = parseArgs(process.argv.slice(2), { mode: 'legacy', ...SERVER_DEFAULTS })
-checkConfig({ ...config, c: 1, duration: 1, warmup: 0 })
-const { mode, type, len, chunks, chunkedEnc, headers, shape } = config
+checkConfig({ ...config, c: 1, duration: 1, warmup: 0, method: 'GET' })
+const { mode, type, len, chunks, chunkedEnc, headers, shape, status } = config
 
 const body = type === 'buffer' || shape === 'express3' ? Buffer.alloc(len, 'C') : 'C'.repeat(len)
 
@@ -49,6 +49,7 @@ const expressHeaders = [
 ]
 
 function express3Handler (req, res) {
+  if (status !== 200) res.statusCode = status
   res.setHeader('Content-Type', expressHeaders[0][1])
   res.setHeader('Content-Length', expressHeaders[1][1])
   res.setHeader('ETag', expressHeaders[2][1])
@@ -59,14 +60,15 @@ function handler (req, res) {
   if (headers > 0) {
     // The fresh-response path: setHeader() calls, then end() renders the
     // header block itself (OutgoingMessage#end -> _implicitHeader).
+    if (status !== 200) res.statusCode = status
     for (let i = 0; i < headers; i++) res.setHeader(headerNames[i], headerValues[i])
     if (chunkedEnc === 1) res.setHeader('Transfer-Encoding', 'chunked')
   } else if (chunkedEnc === 1) {
     // No Content-Length: writeHead() renders the header block before the
     // body is known, so Node picks chunked framing.
-    res.writeHead(200, { 'Content-Type': 'text/plain' })
+    res.writeHead(status, { 'Content-Type': 'text/plain' })
   } else {
-    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': contentLength })
+    res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': contentLength })
   }
   for (let i = 0; i < pieces.length; i++) res.write(pieces[i])
   res.end(last)
@@ -74,7 +76,7 @@ function handler (req, res) {
 
 // MEASURING INSTRUMENT, NOT A FEATURE. mode=limit replaces res.end() with a
 // deliberately minimal and unsafe stub: it ignores its arguments, skips
-// every check Node makes (pipelining, HEAD, 204/304, errors, headers already
+// every check Node makes (pipelining, errors, headers already
 // sent, trailers, drain) and writes one precomputed response straight to the
 // socket; with chunked framing the whole body goes as one chunk. It keeps
 // only the bookkeeping keep-alive needs: 'finish' fires from the write
@@ -82,11 +84,25 @@ function handler (req, res) {
 // next request. What it measures is the cost of everything around the
 // response (parser, IncomingMessage, ServerResponse, one write): an upper
 // bound no correct serializer can pass. Never ship this.
+// A response without a body (a HEAD request, status 204 or 304) gets its
+// own precomputed bytes, chosen by the one flag Node itself goes by:
+// ServerResponse sets _hasBody = false for a HEAD request, and the status is
+// fixed at start-up.
 let limitResponse = null
+let limitBodyless = null
 
-function renderLimitResponse () {
+function renderLimitResponses () {
   const date = new Date().toUTCString()
-  let head = 'HTTP/1.1 200 OK\r\n'
+  limitResponse = renderLimitResponse(date, status !== 204 && status !== 304)
+  limitBodyless = renderLimitResponse(date, false)
+}
+
+// What Node sends for this configuration. Without a body (hasBody false)
+// Node sends the header block alone, with the Content-Length and
+// Transfer-Encoding the application set itself but neither of the two it
+// adds on its own (_storeHeader: no framing for a response without a body).
+function renderLimitResponse (date, hasBody) {
+  let head = `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n`
   if (shape === 'express3') {
     for (const [name, value] of expressHeaders) head += `${name}: ${value}\r\n`
   } else if (headers > 0) {
@@ -104,15 +120,15 @@ function renderLimitResponse () {
   // send, so it frames the body as chunked, as with chunkedEnc=1.
   if (chunkedEnc === 1 || (headers > 0 && chunks > 1)) {
     // One chunk carrying the whole body, then the last-chunk (RFC 9112 7.1).
-    if (!(headers > 0 && chunkedEnc === 1)) head += 'Transfer-Encoding: chunked\r\n'
+    if (!(headers > 0 && chunkedEnc === 1) && hasBody) head += 'Transfer-Encoding: chunked\r\n'
     head += '\r\n'
     tail = [Buffer.from(`${len.toString(16)}\r\n`), bodyBytes, Buffer.from('\r\n0\r\n\r\n')]
   } else {
-    if (headers > 0) head += `Content-Length: ${len}\r\n`
+    if (headers > 0 && hasBody) head += `Content-Length: ${len}\r\n`
     head += '\r\n'
     tail = [bodyBytes]
   }
-  limitResponse = Buffer.concat([Buffer.from(head, 'latin1'), ...tail])
+  return Buffer.concat([Buffer.from(head, 'latin1'), ...(hasBody ? tail : [])])
 }
 
 // The stub keeps the application's own calls (setHeader() included, which
@@ -130,7 +146,7 @@ class LimitResponse extends http.ServerResponse {
   end () {
     this._headerSent = true
     this.finished = true
-    this.socket.write(limitResponse, () => this.emit('finish'))
+    this.socket.write(this._hasBody ? limitResponse : limitBodyless, () => this.emit('finish'))
     return this
   }
 }
@@ -138,9 +154,9 @@ class LimitResponse extends http.ServerResponse {
 const serverOptions = {}
 const onRequest = shape === 'express3' ? express3Handler : handler
 if (mode === 'limit') {
-  renderLimitResponse()
+  renderLimitResponses()
   // The Date header changes once per second, as Node's own cached date does.
-  setInterval(renderLimitResponse, 1000).unref()
+  setInterval(renderLimitResponses, 1000).unref()
   serverOptions.ServerResponse = LimitResponse
 } else if (mode === 'native') {
   const indexPath = path.join(__dirname, '..', '..', 'lib', 'index.js')

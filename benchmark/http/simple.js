@@ -4,6 +4,7 @@
 // Parameters follow Node core's benchmark/http/simple.js:
 //   node benchmark/http/simple.js [type=bytes|buffer] [len=4] [chunks=1]
 //     [c=50] [chunkedEnc=0|1] [duration=5] [headers=0] [rounds=1]
+//     [status=200|204|304] [method=GET|HEAD]
 //     [mode=legacy|native|limit|both|all|<comma list>] [warmup=1]
 // mode=both runs legacy then native, each in a fresh server process;
 // mode=all adds the limit server (a measuring stub, see server.js).
@@ -12,7 +13,7 @@
 // benchmark/compare.js.
 
 const { parseArgs, runMain } = require('../lib/args.js')
-const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe } = require('../lib/config.js')
+const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe, bodyless } = require('../lib/config.js')
 const { canPin } = require('../lib/cpu.js')
 const { loadTool } = require('../lib/load.js')
 const { runInterleaved, describeShim, formatRate } = require('../lib/measure.js')
@@ -28,7 +29,7 @@ async function main () {
     rounds: 1
   }))
   const modes = parseModes(MODE_ALIASES[config.mode] ?? config.mode)
-  const tool = loadTool()
+  const tool = loadTool(bodyless(config.method, config.status))
   console.log(`http/simple.js ${describe(config)} c=${config.c} duration=${config.duration}s ` +
     `rounds=${config.rounds} (${tool}${canPin() ? ', server on CPU 0, load on CPU 1' : ', unpinned'})`)
 
@@ -39,7 +40,9 @@ async function main () {
       nodeArgs: serverArgs(config, mode),
       connections: config.c,
       duration: config.duration,
-      warmup: config.warmup
+      warmup: config.warmup,
+      method: config.method,
+      bodyless: bodyless(config.method, config.status)
     }),
     onResult: (mode, round, r) => {
       let line = `${mode.padEnd(6)} ${formatRate(r.rps, r.cpuPerReq)}  p99 ${r.p99.toFixed(2)} ms`

@@ -16,16 +16,22 @@ const SERVER_DEFAULTS = Object.freeze({
   // 'simple': the handler above; 'express3': what express's res.send() does,
   // three setHeader() calls (Content-Type, Content-Length as a string, ETag)
   // and end(Buffer)
-  shape: 'simple'
+  shape: 'simple',
+  // Response status: 204 and 304 responses carry no body (Node drops the
+  // chunk end() is given); the handler's calls stay the same
+  status: 200
 })
 
 const SHAPES = ['simple', 'express3']
+const STATUSES = [200, 204, 304]
+const METHODS = ['GET', 'HEAD']
 
 // Keys that shape the load.
 const LOAD_DEFAULTS = Object.freeze({
   c: 50, // concurrent keep-alive connections
   duration: 5, // measured seconds per run (plus 1 s warm-up)
-  warmup: 1 // warm-up seconds before each measured run
+  warmup: 1, // warm-up seconds before each measured run
+  method: 'GET' // request method; HEAD responses carry no body
 })
 
 const MODES = ['legacy', 'native', 'limit']
@@ -51,6 +57,17 @@ function checkConfig (config) {
   }
   if (config.shape === 'express3' && (config.chunks !== 1 || config.chunkedEnc !== 0 || config.headers !== 0)) {
     throw usage('shape=express3 takes only len (its body is always one Buffer): chunks=1 chunkedEnc=0 headers=0')
+  }
+  if (!STATUSES.includes(config.status)) {
+    throw usage(`status must be ${STATUSES.join(', ')}, got ${config.status}`)
+  }
+  if (config.status !== 200 && config.headers > 0 && config.chunkedEnc === 1) {
+    // A 204 or 304 with a Transfer-Encoding set by setHeader(): Node sends
+    // Connection: close and closes the socket, so it is no keep-alive run.
+    throw usage(`status=${config.status} with headers > 0 and chunkedEnc=1: Node closes the connection after each response`)
+  }
+  if (!METHODS.includes(config.method)) {
+    throw usage(`method must be ${METHODS.join(' or ')}, got "${config.method}"`)
   }
   if (!Number.isInteger(config.warmup) || config.warmup < 0) {
     throw usage(`warmup must be a non-negative integer, got ${config.warmup}`)
@@ -102,13 +119,28 @@ function describe (config) {
   let label = `${config.type}/${config.len}/${config.chunks} chunkedEnc=${config.chunkedEnc}`
   if (config.headers > 0) label += ` headers=${config.headers}`
   if (config.shape !== 'simple') label += ` shape=${config.shape}`
+  if (config.status !== 200) label += ` status=${config.status}`
+  if (config.method !== 'GET') label += ` method=${config.method}`
   return label
+}
+
+/**
+ * Whether a response of `status` to a `method` request has no body (RFC 9110
+ * 6.4.1): HEAD, 1xx, 204 and 304. Content-Length, if any, does not frame it.
+ *
+ * @param {string} method
+ * @param {number} status
+ * @returns {boolean}
+ */
+function bodyless (method, status) {
+  return method === 'HEAD' || (status >= 100 && status < 200) || status === 204 || status === 304
 }
 
 module.exports = {
   SERVER_DEFAULTS,
   LOAD_DEFAULTS,
   MODES,
+  bodyless,
   checkConfig,
   parseModes,
   serverArgs,

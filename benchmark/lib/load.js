@@ -3,7 +3,9 @@
 // Load generation: wrk when it is installed, autocannon otherwise.
 // wrk is a C program and keeps up with a Node server on one core; autocannon
 // is JavaScript, saturates its own core near the server's speed and so
-// understates any server-side gain.
+// understates any server-side gain. Responses without a body (a HEAD
+// request, status 204 or 304) go to lib/rawload.js instead: wrk 4.1 and
+// autocannon wait for the body a Content-Length announces even there.
 
 const { execFile } = require('node:child_process')
 const fs = require('node:fs')
@@ -32,9 +34,11 @@ let warned = false
 /**
  * Name of the load generator that runLoad() will use.
  *
- * @returns {'wrk'|'autocannon'}
+ * @param {boolean} [bodyless] the responses have no body (HEAD, 204, 304)
+ * @returns {'wrk'|'autocannon'|'node-raw'}
  */
-function loadTool () {
+function loadTool (bodyless = false) {
+  if (bodyless) return 'node-raw'
   if (findWrk() !== null) return 'wrk'
   if (!warned) {
     warned = true
@@ -96,8 +100,17 @@ function parseAutocannon (out) {
   }
 }
 
-async function once (url, connections, duration) {
-  if (loadTool() === 'wrk') {
+const RAWLOAD = path.join(__dirname, 'rawload.js')
+
+async function once (url, connections, duration, method, bodyless) {
+  const tool = loadTool(bodyless)
+  if (tool === 'node-raw') {
+    const out = await run(process.execPath, [RAWLOAD, `port=${new URL(url).port}`, `c=${connections}`,
+      `duration=${duration}`, `method=${method}`])
+    return JSON.parse(out)
+  }
+  if (method !== 'GET') throw new Error(`${tool} runs only GET here; ${method} goes to lib/rawload.js`)
+  if (tool === 'wrk') {
     const out = await run(findWrk(), ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', url])
     return parseWrk(out)
   }
@@ -116,15 +129,18 @@ async function once (url, connections, duration) {
  * @param {number} options.connections concurrent keep-alive connections
  * @param {number} options.duration measured seconds
  * @param {number} [options.warmup] warm-up seconds (default 1, 0 for none)
+ * @param {string} [options.method] request method (default GET)
+ * @param {boolean} [options.bodyless] the responses have no body (a HEAD
+ *   request, status 204 or 304): lib/rawload.js generates the load
  * @param {() => void} [options.beforeMeasure]
  * @param {() => void} [options.afterMeasure]
  * @returns {Promise<{tool: string, rps: number, requests: number, p50: number,
  *   p99: number, errors: number, non2xx: number}>} latencies in ms
  */
-async function runLoad ({ url, connections, duration, warmup = 1, beforeMeasure, afterMeasure }) {
-  if (warmup > 0) await once(url, connections, warmup)
+async function runLoad ({ url, connections, duration, warmup = 1, method = 'GET', bodyless = false, beforeMeasure, afterMeasure }) {
+  if (warmup > 0) await once(url, connections, warmup, method, bodyless)
   if (beforeMeasure) beforeMeasure()
-  const result = await once(url, connections, duration)
+  const result = await once(url, connections, duration, method, bodyless)
   if (afterMeasure) afterMeasure()
   return result
 }

@@ -15,11 +15,13 @@ const { runLoad } = require('./load.js')
  * @param {number} options.connections
  * @param {number} options.duration measured seconds
  * @param {number} [options.warmup] warm-up seconds (default 1)
+ * @param {string} [options.method] request method (default GET)
+ * @param {boolean} [options.bodyless] the responses have no body (see runLoad)
  * @returns {Promise<{rps: number, cpuPerReq: number, requests: number,
  *   p50: number, p99: number, errors: number, non2xx: number, tool: string,
  *   shim: object|null}>} cpuPerReq in µs of server CPU per completed request
  */
-async function measureRound ({ nodeArgs, env, urlPath = '/', connections, duration, warmup = 1 }) {
+async function measureRound ({ nodeArgs, env, urlPath = '/', connections, duration, warmup = 1, method = 'GET', bodyless = false }) {
   const server = await startServer({ nodeArgs, env })
   let cpuBefore = 0
   let cpuAfter = 0
@@ -30,6 +32,8 @@ async function measureRound ({ nodeArgs, env, urlPath = '/', connections, durati
       connections,
       duration,
       warmup,
+      method,
+      bodyless,
       beforeMeasure: () => { cpuBefore = cpuTimeMicros(server.pid) },
       afterMeasure: () => { cpuAfter = cpuTimeMicros(server.pid) }
     })
