@@ -15,6 +15,10 @@ const processObject = process
 const { allocUnsafe, byteLength } = Buffer
 // sendCached() results (src/binding.c, src/send.h).
 const SEND_REJECT = 100
+// The key of sendCached()/fillCached(): slot, flags and the repeat bit in
+// one number.
+const KEY_SHIFT = binding === null ? 0 : binding.keyShift
+const KEY_REPEAT = binding === null ? 0 : binding.keyRepeat
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -163,15 +167,17 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped) {
   const body = chunk || undefined
   let written = -1
   let handle = null
+  // A length of -1 repeats the digits C kept for the slot (lib/render.js).
+  const key = slot < 0 ? 0 : slot | flags << KEY_SHIFT | (length === -1 ? KEY_REPEAT : 0)
   if (slot >= 0 && (handle = directHandle(socket, total)) !== null) {
-    written = binding.sendCached(handle.fd, slot, length, body, flags)
+    written = binding.sendCached(handle.fd, key, length, body)
     if (written <= -SEND_REJECT) return -written - SEND_REJECT
   }
   let out = null
   if (written !== total) {
     out = allocUnsafe(total)
     const code = slot >= 0
-      ? binding.fillCached(out, slot, length, body, flags)
+      ? binding.fillCached(out, key, length, body)
       : binding.fillFromHead(out, head, lines, body, flags)
     if (code !== 0) return code
   }
