@@ -28,6 +28,10 @@ const SEND_TOO_LARGE = -1
 // header; larger ones go out only in a direct write, which gathers the body
 // without copying it (see lib/decide.js).
 const COPY_MAX_BODY = 4 * 1024
+// The key of sendCached()/fillCached(): slot, flags and the repeat bit in
+// one number.
+const KEY_SHIFT = binding === null ? 0 : binding.keyShift
+const KEY_REPEAT = binding === null ? 0 : binding.keyRepeat
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -207,8 +211,10 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return binding.errors.ENONASCII
   const body = chunk || undefined
   let written = -1
+  // A length of -1 repeats the digits C kept for the slot (lib/render.js).
+  const key = slot < 0 ? 0 : slot | flags << KEY_SHIFT | (length === -1 ? KEY_REPEAT : 0)
   if (handle !== null) {
-    written = binding.sendCached(handle.fd, slot, length, body, flags)
+    written = binding.sendCached(handle.fd, key, length, body)
     if (written <= -SEND_REJECT) return -written - SEND_REJECT
   }
   let out = null
@@ -229,7 +235,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     if (rest === null) {
       out = allocUnsafe(total)
       const code = slot >= 0
-        ? binding.fillCached(out, slot, length, body, flags)
+        ? binding.fillCached(out, key, length, body)
         : binding.fillFromHead(out, head, lines, body, flags)
       if (code !== 0) return code
     }

@@ -17,7 +17,9 @@ const SUFFIX = '\r\n\r\n'
 // digits the block should get.
 function fill (slot, length, body, digits = String(length).length) {
   const dst = Buffer.alloc(PREFIX.length + digits + SUFFIX.length + body.length, 0x2e)
-  const code = binding.fillCached(dst, slot, length, body, binding.flags.BODY_LATIN1)
+  // -1 stands for the key's repeat bit (the slot's last digits).
+  const key = slot | binding.flags.BODY_LATIN1 << binding.keyShift | (length === -1 ? binding.keyRepeat : 0)
+  const code = binding.fillCached(dst, key, length, body)
   return { code, text: dst.toString('latin1'), untouched: dst.every((b) => b === 0x2e) }
 }
 
@@ -74,5 +76,30 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
     t.equal(fill(other, '9', 'abcdefghi').code, 0)
     t.equal(fill(slot, -1, 'cd', 1).text, PREFIX + '2' + SUFFIX + 'cd')
     t.equal(fill(other, -1, 'jklmnopqr', 1).text, PREFIX + '9' + SUFFIX + 'jklmnopqr')
+  })
+
+  t.test('a key with unknown bits or a slot out of range is a TypeError', async t => {
+    const dst = Buffer.alloc(64)
+    for (const key of [binding.slotCount, binding.keyRepeat << 1, -1, 'x']) {
+      t.throws(() => binding.fillCached(dst, key, 2, 'ab'), TypeError, `key ${String(key)}`)
+    }
+  })
+
+  t.test('a chunked block: no length read, the body framed as one chunk', async t => {
+    const head = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'
+    t.equal(binding.cacheSet(slot, null, head, 1), 0, 'the block is stored without a hole')
+    const key = slot | (binding.flags.BODY_LATIN1 | binding.flags.CHUNKED) << binding.keyShift
+    const want = head + '11\r\n0123456789abcdefg\r\n0\r\n\r\n'
+    const dst = Buffer.alloc(want.length)
+    t.equal(binding.fillCached(dst, key, { valueOf () { throw new Error('read') } }, '0123456789abcdefg'), 0)
+    t.equal(dst.toString('latin1'), want)
+    const empty = Buffer.alloc(head.length + 5)
+    t.equal(binding.fillCached(empty, key, 0, ''), 0)
+    t.equal(empty.toString('latin1'), head + '0\r\n\r\n', 'an empty body is the last chunk alone')
+    const raw = slot | binding.flags.BODY_LATIN1 << binding.keyShift
+    t.not(binding.fillCached(Buffer.alloc(want.length), raw, 0, '0123456789abcdefg'), 0,
+      'without CHUNKED the framing the caller sized disagrees: rejected')
+    t.equal(binding.cacheSet(slot, null, 'HTTP/1.1 200 OK\r\nX: a\r\nY: b\r\n\r\n', 1), binding.errors.EINVAL_HEAD,
+      'a chunked block is checked like any other (line count)')
   })
 })
