@@ -39,14 +39,21 @@ const headerCharRegExp = /[^\t\x20-\x7e\x80-\xff]/
 
 // Results are views into a slab of POOL_SIZE bytes, handed out in order as
 // Buffer.allocUnsafe() hands out Node's pool: a standalone allocation per
-// message costs more than serializing a small message. A message above
-// POOL_MAX gets a Buffer of its own. Like a pooled Buffer, a result keeps
-// its whole slab alive while it is referenced. Every byte of a result is
-// written before it is handed out, and the slab's free part only ever moves
-// forward, so two results never share a byte.
+// message costs more than serializing a small message. Like a pooled
+// Buffer, a result keeps its whole slab alive while it is referenced. Every
+// byte of a result is written before it is handed out, and the slab's free
+// part only ever moves forward, so two results never share a byte.
+// A message of known size above POOL_MAX gets a Buffer of its own: fresh
+// slabs cost page faults that a Buffer of the message's size, which malloc
+// serves from memory freed earlier, mostly does not (benchmark/
+// build-message.js, 16 KiB Buffer bodies: 76k page faults per 100k messages
+// from the slab, 18k standalone). A UTF-8 string body, whose byte count is
+// unknown until it is written, goes to the slab up to UTF8_POOL_MAX chars:
+// counting its bytes first would cost more than the faults.
 // Refs: benchmark/build-message.js (3 headers, 4 B body: 1326 ns before, 560 after)
 const POOL_SIZE = 64 * 1024
-const POOL_MAX = POOL_SIZE >>> 1
+const POOL_MAX = 8 * 1024
+const UTF8_POOL_MAX = POOL_SIZE >>> 1
 
 const fill = binding === null ? null : binding.fill
 // The slab as a Buffer over all of it (poolBuf), its ArrayBuffer (pool, as
@@ -77,6 +84,9 @@ const CACHE_SIZE = 8
 const BLOCK_MAX = 8 * 1024
 const cache = []
 let spare = null
+// For tests (cacheInfo()): calls that reused an entry, and blocks rendered.
+let hits = 0
+let misses = 0
 
 // Buffer's own write helpers (undocumented but present on every supported
 // line), taken once so that a later patch of Buffer.prototype cannot run
@@ -178,17 +188,21 @@ function pushEntry (flat, name, value) {
 // copy, so a getter or proxy trap on `headers` runs once per call for each
 // value, and what is checked is what is written.
 function snapshot (headers) {
-  const snap = []
-  if (headers === undefined || headers === null) return snap
+  if (headers === undefined || headers === null) return []
   if (Array.isArray(headers)) {
     const n = headers.length
     if (n % 2 !== 0) return null
-    for (let i = 0; i < n; i++) snap.push(headers[i])
+    const snap = new Array(n)
+    for (let i = 0; i < n; i++) snap[i] = headers[i]
     return snap
   }
   if (typeof headers !== 'object') return null
   const keys = Object.keys(headers)
-  for (let i = 0; i < keys.length; i++) snap.push(keys[i], headers[keys[i]])
+  const snap = new Array(2 * keys.length)
+  for (let i = 0; i < keys.length; i++) {
+    snap[2 * i] = keys[i]
+    snap[2 * i + 1] = headers[keys[i]]
+  }
   return snap
 }
 
@@ -361,7 +375,7 @@ function assembleUtf8 (block, body, chunked) {
   const line = chunked ? hexLength(n) + 2 : 0
   const tail = chunked ? CHUNK_END.length : 0
   const min = head + line + n + tail
-  if (min > POOL_MAX) return null
+  if (min > UTF8_POOL_MAX) return null
   const off = reserve(min)
   const at = off + head + line
   const max = POOL_SIZE - at - tail - (chunked ? 1 : 0)
@@ -543,7 +557,11 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
     const why = typeof reason === 'string' ? reason : undefined
     const utf8 = (flags & HEAD_UTF8) !== 0
     const entry = lookup(code, why, utf8, flat)
-    if (entry !== null) return assemble(entry.block, body, flags)
+    if (entry !== null) {
+      hits++
+      return assemble(entry.block, body, flags)
+    }
+    misses++
     if (binding !== null) {
       const block = renderNative(code, why, utf8, flat)
       if (typeof block !== 'number') return assemble(block, body, flags)
@@ -559,8 +577,17 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
   throw errors.rejected('unknown', 0, buildHttpMessage)
 }
 
+// The header block cache's state, for tests: not part of the package's API
+// (lib/index.js exports only buildHttpMessage, isNative and loadError).
+function cacheInfo () {
+  let bytes = 0
+  for (const entry of cache) bytes += entry.block.length
+  return { entries: cache.length, bytes, hits, misses, maxEntries: CACHE_SIZE, maxBlock: BLOCK_MAX }
+}
+
 module.exports = {
   buildHttpMessage,
+  cacheInfo,
   isNative: binding !== null,
   // Why the addon did not load (an Error), or null when it did.
   loadError
