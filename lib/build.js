@@ -84,9 +84,27 @@ const CACHE_SIZE = 8
 const BLOCK_MAX = 8 * 1024
 const cache = []
 let spare = null
-// For tests (cacheInfo()): calls that reused an entry, and blocks rendered.
+// For tests (cacheInfo()): calls that reused an entry, and those that did not.
 let hits = 0
 let misses = 0
+
+// Admission. While the cache hits, every missed block is cached. After
+// MISS_STREAK misses in a row (header sets that never repeat, such as a
+// Content-Length that changes with every body), caching each one would cost
+// every call more than the cache saves, so only about 1 miss in 16 is
+// cached, picked by a xorshift generator so that a set repeating on any
+// period still gets in; its first hit ends the streak.
+const MISS_STREAK = 32
+let streak = 0
+let seed = 0x2545f491
+
+function admit () {
+  if (streak < MISS_STREAK) return true
+  seed ^= seed << 13
+  seed ^= seed >>> 17
+  seed ^= seed << 5
+  return (seed & 15) === 0
+}
 
 // Buffer's own write helpers (undocumented but present on every supported
 // line), taken once so that a later patch of Buffer.prototype cannot run
@@ -246,10 +264,8 @@ function lookup (code, reason, utf8, flat) {
     let i = 0
     while (i < n && key[i] === flat[i]) i++
     if (i !== n) continue
-    if (e !== 0) {
-      cache.copyWithin(1, 0, e)
-      cache[0] = entry
-    }
+    for (; e > 0; e--) cache[e] = cache[e - 1]
+    cache[0] = entry
     return entry
   }
   return null
@@ -262,11 +278,14 @@ function remember (code, reason, utf8, flat, len) {
   const block = Buffer.from(spare, 0, len)
   const entry = { code, reason, utf8, flat, block }
   spare = null
-  if (cache.length >= CACHE_SIZE) {
+  let e = cache.length
+  if (e >= CACHE_SIZE) {
+    e = CACHE_SIZE - 1
     // The evicted block's memory renders the next one.
-    spare = cache.pop().block.buffer
+    spare = cache[e].block.buffer
   }
-  cache.unshift(entry)
+  for (; e > 0; e--) cache[e] = cache[e - 1]
+  cache[0] = entry
   return block
 }
 
@@ -283,7 +302,44 @@ function renderNative (code, reason, utf8, flat) {
     utf8 ? HEAD_UTF8 : 0, getSpare(), 0)
   if (typeof r !== 'number') return r
   if (r < 0) return -r
-  return remember(code, reason, utf8, flat, r)
+  return admit() ? remember(code, reason, utf8, flat, r) : Buffer.from(spare, 0, r)
+}
+
+// A miss with a latin1 head: the addon checks and writes the whole message
+// in one call, as it did before there was a cache, and the head's bytes are
+// then copied into the spare block memory and cached. The default reason is
+// passed as a string, so the head's length is known exactly:
+// "HTTP/1.1 ddd " + reason + CRLF, `name: value` CRLF per field (each one
+// byte longer than its `name NUL value CR LF` in `fields`), CRLF. Returns
+// the message, or the core's rejection code.
+function buildNative (code, reason, flat, body, flags) {
+  const phrase = reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown')
+  const fields = joinFields(flat)
+  const numHeaders = flat.length >>> 1
+  const head = 17 + phrase.length + fields.length + numHeaders
+  // A lower bound of the size, exact for a latin1 body without framing.
+  let size = head
+  if (typeof body === 'string') size += body.length
+  else if (body !== undefined && body !== null) size += byteLengthOf.call(body)
+  const large = size > UTF8_POOL_MAX
+  const off = large ? 0 : reserve(size)
+  // The addon writes only when the message fits at `off`; otherwise it
+  // returns a Buffer of its own.
+  const r = fill(fields, numHeaders, code, phrase, body, flags, large ? null : pool, off)
+  if (typeof r === 'number' && r < 0) return -r
+  const out = typeof r === 'number' ? take(off, r) : r
+  if (head <= BLOCK_MAX && head <= out.length && endsHead(out, head) && admit()) {
+    const block = Buffer.from(out.buffer, out.byteOffset, head)
+    typedArraySet.call(Buffer.from(getSpare()), block)
+    remember(code, reason, false, flat, head)
+  }
+  return out
+}
+
+// Whether `buf` has the blank line that ends a head at `len`: a check that
+// the computed length is the head's before its bytes are cached.
+function endsHead (buf, len) {
+  return buf[len - 4] === 13 && buf[len - 3] === 10 && buf[len - 2] === 13 && buf[len - 1] === 10
 }
 
 // The JS fallback's header block, for input validate() accepted: the same
@@ -301,7 +357,7 @@ function renderJs (code, reason, utf8, flat) {
   const len = utf8
     ? utf8Write.call(buf, head, 0, BLOCK_MAX)
     : latin1Write.call(buf, head, 0, BLOCK_MAX)
-  return remember(code, reason, utf8, flat, len)
+  return admit() ? remember(code, reason, utf8, flat, len) : Buffer.from(spare, 0, len)
 }
 
 // `len` bytes of room: in the slab at the returned offset (a fresh slab when
@@ -559,9 +615,18 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
     const entry = lookup(code, why, utf8, flat)
     if (entry !== null) {
       hits++
+      streak = 0
       return assemble(entry.block, body, flags)
     }
     misses++
+    if (streak < MISS_STREAK) streak++
+    if (binding !== null && !utf8) {
+      const out = buildNative(code, why, flat, body, flags)
+      if (typeof out !== 'number') return out
+      // The addon says no; the JS rules say why, with Node's error.
+      validate(statusCode, code, reason, headers, snap, body)
+      throw errors.rejected(errorNames[out] || 'unknown', out, buildHttpMessage)
+    }
     if (binding !== null) {
       const block = renderNative(code, why, utf8, flat)
       if (typeof block !== 'number') return assemble(block, body, flags)

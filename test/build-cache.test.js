@@ -419,6 +419,27 @@ for (const [kind, native] of paths) {
       mod.buildHttpMessage(200, undefined, hot, '')
     }
     t.equal(mod.cacheInfo().hits - before.hits, 100, 'the hot set hit every time')
+
+    // After a long run of sets that never repeat, only some misses are
+    // cached; a set that starts repeating then still gets in, whatever its
+    // period, and results stay right throughout.
+    for (let i = 0; i < 1000; i++) {
+      const set = ['Content-Length', i, 'X-Run', 'long']
+      t.ok(mod.buildHttpMessage(200, undefined, set, '').equals(concat(200, undefined, set, '')),
+        `one-off ${i}`, { diagnostic: false })
+    }
+    for (const period of [1, 2, 16, 32]) {
+      const late = ['X-Late', `period-${period}`]
+      let firstHit = -1
+      for (let i = 0; i < 400 && firstHit < 0; i++) {
+        const hitsBefore = mod.cacheInfo().hits
+        const out = mod.buildHttpMessage(200, undefined, late, 'z')
+        t.ok(out.equals(concat(200, undefined, late, 'z')), { diagnostic: false })
+        if (mod.cacheInfo().hits > hitsBefore) firstHit = i
+        for (let j = 1; j < period; j++) mod.buildHttpMessage(200, undefined, ['X-Off', `${period}-${i}-${j}`], '')
+      }
+      t.ok(firstHit >= 0 && firstHit < 400, `period ${period}: cached after ${firstHit} repeats`)
+    }
   })
 
   test(`${kind}: bodies of every kind and size after a cached block`, async t => {
