@@ -321,7 +321,7 @@ function buildNative (code, reason, flat, body, flags) {
   let size = head
   if (typeof body === 'string') size += body.length
   else if (body !== undefined && body !== null) size += byteLengthOf.call(body)
-  const large = size > UTF8_POOL_MAX
+  const large = size > ((flags & BODY_LATIN1) === 0 && typeof body === 'string' ? UTF8_POOL_MAX : POOL_MAX)
   const off = large ? 0 : reserve(size)
   // The addon writes only when the message fits at `off`; otherwise it
   // returns a Buffer of its own.
