@@ -203,7 +203,8 @@ function pushEntry (flat, name, value) {
 // and the values as read (any type), or null for a shape validate() rejects
 // (not an array or object, an odd-length array). Every later step (the cache
 // key, the fields for the addon, validation and its error) works on this
-// copy, so a getter or proxy trap on `headers` runs once per call for each
+// copy (and flatten() puts copies of array values in it), so a getter or
+// proxy trap on `headers` or on an array value runs once per call for each
 // value, and what is checked is what is written.
 function snapshot (headers) {
   if (headers === undefined || headers === null) return []
@@ -235,7 +236,15 @@ function flatten (snap) {
   if (i === snap.length) return snap
   const flat = snap.slice(0, i)
   for (; i < snap.length; i += 2) {
-    if (!pushEntry(flat, snap[i], snap[i + 1])) return null
+    let value = snap[i + 1]
+    if (Array.isArray(value)) {
+      // An array value is read once too, into a copy that validate() then
+      // checks in its place.
+      const items = new Array(value.length)
+      for (let j = 0; j < items.length; j++) items[j] = value[j]
+      snap[i + 1] = value = items
+    }
+    if (!pushEntry(flat, snap[i], value)) return null
   }
   return flat
 }

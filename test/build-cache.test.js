@@ -260,6 +260,38 @@ for (const [kind, native] of paths) {
       'second read: invalid, thrown')
     t.equal(flip, 2, 'one read per call')
 
+    // An array value whose elements are getters: each read once per call,
+    // on a miss, a hit and an error, and what is checked is what is written.
+    let elementReads = 0
+    let element = 'e1'
+    const list = ['first']
+    Object.defineProperty(list, 1, { enumerable: true, get () { elementReads++; return element } })
+    for (const name of ['X-List', 'Cookie']) {
+      for (let i = 0; i < 3; i++) {
+        before = elementReads
+        const out = mod.buildHttpMessage(200, undefined, [name, list], '')
+        t.equal(elementReads - before, 1, `${name} array element, call ${i + 1}: one read`)
+        t.match(out.toString('latin1'), name === 'Cookie' ? /Cookie: first; e1\r\n/ : /X-List: e1\r\n/)
+      }
+    }
+    let turn = 0
+    const sneaky = ['ok']
+    Object.defineProperty(sneaky, 1, { enumerable: true, get () { return turn++ % 2 === 0 ? 'fine' : 'x\r\ny' } })
+    for (let i = 0; i < 4; i++) {
+      const result = caught(() => mod.buildHttpMessage(200, undefined, ['X-Sneaky', sneaky], ''))
+      t.ok(result === null || result.code === 'ERR_INVALID_CHAR', `sneaky element, call ${i + 1}`)
+      if (result === null) {
+        t.notMatch(mod.buildHttpMessage(200, undefined, ['X-Sneaky', ['ok', 'fine']], '').toString('latin1'),
+          /x\r\ny/, 'never written unchecked')
+      }
+    }
+    t.equal(turn, 4, 'one read per call')
+    element = 'bad\n'
+    before = elementReads
+    t.equal(shape(caught(() => mod.buildHttpMessage(200, undefined, ['X-List', list], ''))).code,
+      'ERR_INVALID_CHAR')
+    t.equal(elementReads - before, 1, 'an invalid element: one read, also for the error')
+
     // A Proxy: each trap once per value.
     const traps = { get: 0, ownKeys: 0 }
     const proxy = new Proxy({ 'X-A': 'a', 'X-B': 'b' }, {
