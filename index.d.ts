@@ -24,6 +24,14 @@ export interface BuildOptions {
  * Throws the errors Node throws for the same mistakes (ERR_INVALID_HTTP_TOKEN,
  * ERR_INVALID_CHAR, ERR_HTTP_INVALID_HEADER_VALUE, ERR_INVALID_ARG_TYPE,
  * ERR_INVALID_ARG_VALUE, ERR_HTTP_INVALID_STATUS_CODE).
+ *
+ * Each header value (a getter, a proxy trap) is read once per call. The last
+ * few validated header blocks are reused when a call's status, reason,
+ * header names and values (compared by value each call) and header encoding
+ * equal an earlier call's. Results up to 8 KiB (with a UTF-8 string body,
+ * up to 32 Ki chars of head and body) are slices of a shared 64 KiB
+ * ArrayBuffer, as Buffer.allocUnsafe() slices Node's pool: they never share
+ * bytes, but a kept result keeps its slab alive.
  */
 export function buildHttpMessage (
   statusCode: number,

@@ -39,17 +39,91 @@ const headerCharRegExp = /[^\t\x20-\x7e\x80-\xff]/
 
 // Results are views into a slab of POOL_SIZE bytes, handed out in order as
 // Buffer.allocUnsafe() hands out Node's pool: a standalone allocation per
-// message (napi_create_buffer) costs more than serializing a small message.
-// A message above POOL_MAX gets a Buffer of its own. Like a pooled Buffer, a
-// result keeps its whole slab alive while it is referenced.
+// message costs more than serializing a small message. Like a pooled
+// Buffer, a result keeps its whole slab alive while it is referenced. Every
+// byte of a result is written before it is handed out, and the slab's free
+// part only ever moves forward, so two results never share a byte.
+// A message of known size above POOL_MAX gets a Buffer of its own: fresh
+// slabs cost page faults that a Buffer of the message's size, which malloc
+// serves from memory freed earlier, mostly does not (benchmark/
+// build-message.js, 16 KiB Buffer bodies: 76k page faults per 100k messages
+// from the slab, 18k standalone). A UTF-8 string body, whose byte count is
+// unknown until it is written, goes to the slab up to UTF8_POOL_MAX chars:
+// counting its bytes first would cost more than the faults.
 // Refs: benchmark/build-message.js (3 headers, 4 B body: 1326 ns before, 560 after)
 const POOL_SIZE = 64 * 1024
-const POOL_MAX = POOL_SIZE >>> 1
+const POOL_MAX = 8 * 1024
+const UTF8_POOL_MAX = POOL_SIZE >>> 1
 
 const fill = binding === null ? null : binding.fill
-// The slab (an ArrayBuffer, as the addon takes it) and where its free part starts.
+// The slab as a Buffer over all of it (poolBuf), its ArrayBuffer (pool, as
+// the addon takes it) and where its free part starts.
+let poolBuf = null
 let pool = null
 let poolOffset = 0
+
+// The header block cache. Each entry holds a rendered, validated header
+// block (status line through the blank line) and everything it was rendered
+// from: the status code, the reason (undefined for the default phrase),
+// whether the head is UTF-8 (options.headerEncoding), and the header fields
+// as a flat array of the strings and numbers they were flattened to. A call
+// reuses an entry only when each of those is === to the entry's, compared
+// afresh on every call, so a value is never trusted because it is the same
+// object as before, and nothing differing from a validated value skips
+// validation. The body, options.encoding and options.chunked are not part of
+// the block: they are written after it on every call.
+//
+// The key arrays are private copies (fresh arrays made by snapshot() or
+// flatten()); the user's arrays are never kept. Each block lives in an
+// ArrayBuffer of BLOCK_MAX bytes owned by its entry and never handed out;
+// a block is rendered into the spare ArrayBuffer, which becomes the entry's
+// only once the block is complete, so a failed render leaves every entry
+// as it was. At most CACHE_SIZE entries, most recently used first; a block
+// longer than BLOCK_MAX is not cached.
+const CACHE_SIZE = 8
+const BLOCK_MAX = 8 * 1024
+const cache = []
+let spare = null
+// For tests (cacheInfo()): calls that reused an entry, and those that did not.
+let hits = 0
+let misses = 0
+
+// Admission. While the cache hits, every missed block is cached. After
+// MISS_STREAK misses in a row (header sets that never repeat, such as a
+// Content-Length that changes with every body), caching each one would cost
+// every call more than the cache saves, so only about 1 miss in 16 is
+// cached, picked by a xorshift generator so that a set repeating on any
+// period still gets in; its first hit ends the streak.
+const MISS_STREAK = 32
+let streak = 0
+let seed = 0x2545f491
+
+function admit () {
+  if (streak < MISS_STREAK) return true
+  seed ^= seed << 13
+  seed ^= seed >>> 17
+  seed ^= seed << 5
+  return (seed & 15) === 0
+}
+
+// Buffer's own write helpers (undocumented but present on every supported
+// line), taken once so that a later patch of Buffer.prototype cannot run
+// user code while a message is half written.
+const { utf8Write, latin1Write } = Buffer.prototype
+const typedArraySet = Uint8Array.prototype.set
+const typedArrayCopyWithin = Uint8Array.prototype.copyWithin
+// A Uint8Array subclass may redefine byteLength; the intrinsic getter cannot lie.
+const byteLengthOf = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get
+
+// RFC 9112 section 7.1: the end of the one chunk with the last chunk, and
+// the last chunk alone (an empty body).
+const CHUNK_END = Buffer.from('\r\n0\r\n\r\n', 'latin1')
+const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1')
+
+// Strings up to this many chars are written byte by byte in JS (when they
+// are ASCII, or for latin1); a call into Buffer's writer costs more.
+const SHORT_STRING = 48
 
 // The core's numeric codes by name, for ERR_HM_REJECTED.
 const errorNames = binding === null
@@ -125,65 +199,313 @@ function pushEntry (flat, name, value) {
   return true
 }
 
-// Turns `headers` into the flat [name, value, ...] string array the addon
-// takes, or returns null when any type is wrong (no character checks here:
-// the addon makes those, and validate() explains a rejection).
-function flatten (headers) {
-  const flat = []
-  if (headers === undefined || headers === null) return flat
+// Reads `headers` once: a fresh flat array [name, value, ...] of the names
+// and the values as read (any type), or null for a shape validate() rejects
+// (not an array or object, an odd-length array). Every later step (the cache
+// key, the fields for the addon, validation and its error) works on this
+// copy (and flatten() puts copies of array values in it), so a getter or
+// proxy trap on `headers` or on an array value runs once per call for each
+// value, and what is checked is what is written.
+function snapshot (headers) {
+  if (headers === undefined || headers === null) return []
   if (Array.isArray(headers)) {
-    if (headers.length % 2 !== 0) return null
-    for (let i = 0; i < headers.length; i += 2) {
-      if (!pushEntry(flat, headers[i], headers[i + 1])) return null
-    }
-    return flat
+    const n = headers.length
+    if (n % 2 !== 0) return null
+    const snap = new Array(n)
+    for (let i = 0; i < n; i++) snap[i] = headers[i]
+    return snap
   }
   if (typeof headers !== 'object') return null
   const keys = Object.keys(headers)
+  const snap = new Array(2 * keys.length)
   for (let i = 0; i < keys.length; i++) {
-    if (!pushEntry(flat, keys[i], headers[keys[i]])) return null
+    snap[2 * i] = keys[i]
+    snap[2 * i + 1] = headers[keys[i]]
+  }
+  return snap
+}
+
+// Turns a snapshot into the flat [name, value, ...] array of string names
+// and string or number values the output is made of (array values become
+// one entry per line, or one joined Cookie line), or returns null when any
+// type is wrong (no character checks here: the addon or validate() make
+// those). A snapshot that already has that form is returned as it is.
+function flatten (snap) {
+  let i = 0
+  while (i < snap.length && typeof snap[i] === 'string' && isScalar(snap[i + 1])) i += 2
+  if (i === snap.length) return snap
+  const flat = snap.slice(0, i)
+  for (; i < snap.length; i += 2) {
+    let value = snap[i + 1]
+    if (Array.isArray(value)) {
+      // An array value is read once too, into a copy that validate() then
+      // checks in its place.
+      const items = new Array(value.length)
+      for (let j = 0; j < items.length; j++) items[j] = value[j]
+      snap[i + 1] = value = items
+    }
+    if (!pushEntry(flat, snap[i], value)) return null
   }
   return flat
 }
 
-// Joins a [name, value, ...] array of string names and string or number
-// values into the addon's `name NUL value CR LF` lines (a number as
-// String(n)); null for any other shape, which flatten() then takes. One
-// string crosses into the addon instead of one per field: reading a string
-// through Node-API costs more than the bytes it copies.
+// Joins a flat array of string names and string or number values into the
+// addon's `name NUL value CR LF` lines (a number as String(n)). One string
+// crosses into the addon instead of one per field: reading a string through
+// Node-API costs more than the bytes it copies.
 function joinFields (flat) {
-  if (!Array.isArray(flat) || flat.length % 2 !== 0) return null
   let fields = ''
-  for (let i = 0; i < flat.length; i += 2) {
-    const name = flat[i]
-    const value = flat[i + 1]
-    if (typeof name !== 'string' || (typeof value !== 'string' && typeof value !== 'number')) {
-      return null
-    }
-    fields += name + '\0' + value + '\r\n'
-  }
+  for (let i = 0; i < flat.length; i += 2) fields += flat[i] + '\0' + flat[i + 1] + '\r\n'
   return fields
 }
 
-// Builds with the addon into the slab. `size` is a lower bound of the
-// message's size. Returns the result, or the core's rejection code.
-function buildFromPool (code, reason, fields, numHeaders, body, flags, size) {
-  const large = size > POOL_MAX
-  if (!large && (pool === null || size > POOL_SIZE - poolOffset)) {
-    // Uninitialised, like Buffer.allocUnsafe(): every byte handed out is
-    // written by the addon first.
-    pool = Buffer.allocUnsafeSlow(POOL_SIZE).buffer
-    poolOffset = 0
+// The cache entry whose inputs equal these, moved to the front, or null.
+// `reason` is a string or undefined (the default phrase); `flat` holds only
+// strings and numbers, compared with === (numbers by value; NaN never
+// matches, which only costs a miss).
+function lookup (code, reason, utf8, flat) {
+  const n = flat.length
+  for (let e = 0; e < cache.length; e++) {
+    const entry = cache[e]
+    if (entry.code !== code || entry.reason !== reason || entry.utf8 !== utf8) continue
+    const key = entry.flat
+    if (key.length !== n) continue
+    let i = 0
+    while (i < n && key[i] === flat[i]) i++
+    if (i !== n) continue
+    for (; e > 0; e--) cache[e] = cache[e - 1]
+    cache[0] = entry
+    return entry
   }
-  // The addon writes only when the message fits at poolOffset; otherwise it
-  // returns a Buffer of its own.
-  const r = fill(fields, numHeaders, code, reason, body, flags, large ? null : pool, poolOffset)
+  return null
+}
+
+// Makes `len` bytes just rendered at the start of `spare` a cache entry,
+// evicting the least recently used one when the cache is full. Returns the
+// block.
+function remember (code, reason, utf8, flat, len) {
+  const block = Buffer.from(spare, 0, len)
+  const entry = { code, reason, utf8, flat, block }
+  spare = null
+  let e = cache.length
+  if (e >= CACHE_SIZE) {
+    e = CACHE_SIZE - 1
+    // The evicted block's memory renders the next one.
+    spare = cache[e].block.buffer
+  }
+  for (; e > 0; e--) cache[e] = cache[e - 1]
+  cache[0] = entry
+  return block
+}
+
+function getSpare () {
+  if (spare === null) spare = Buffer.allocUnsafeSlow(BLOCK_MAX).buffer
+  return spare
+}
+
+// Renders and checks the header block with the addon, into the spare block
+// memory when it fits there (then cached) or as a Buffer of its own.
+// Returns the block, or the core's rejection code.
+function renderNative (code, reason, utf8, flat) {
+  const r = fill(joinFields(flat), flat.length >>> 1, code, reason, undefined,
+    utf8 ? HEAD_UTF8 : 0, getSpare(), 0)
   if (typeof r !== 'number') return r
   if (r < 0) return -r
-  const out = Buffer.from(pool, poolOffset, r)
-  // 8-byte aligned, as Node's own pool keeps its slices.
-  poolOffset = (poolOffset + r + 7) & ~7
+  return admit() ? remember(code, reason, utf8, flat, r) : Buffer.from(spare, 0, r)
+}
+
+// A miss with a latin1 head: the addon checks and writes the whole message
+// in one call, as it did before there was a cache, and the head's bytes are
+// then copied into the spare block memory and cached. The default reason is
+// passed as a string, so the head's length is known exactly:
+// "HTTP/1.1 ddd " + reason + CRLF, `name: value` CRLF per field (each one
+// byte longer than its `name NUL value CR LF` in `fields`), CRLF. Returns
+// the message, or the core's rejection code.
+function buildNative (code, reason, flat, body, flags) {
+  const phrase = reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown')
+  const fields = joinFields(flat)
+  const numHeaders = flat.length >>> 1
+  const head = 17 + phrase.length + fields.length + numHeaders
+  // A lower bound of the size, exact for a latin1 body without framing.
+  let size = head
+  if (typeof body === 'string') size += body.length
+  else if (body !== undefined && body !== null) size += byteLengthOf.call(body)
+  const large = size > ((flags & BODY_LATIN1) === 0 && typeof body === 'string' ? UTF8_POOL_MAX : POOL_MAX)
+  const off = large ? 0 : reserve(size)
+  // The addon writes only when the message fits at `off`; otherwise it
+  // returns a Buffer of its own.
+  const r = fill(fields, numHeaders, code, phrase, body, flags, large ? null : pool, off)
+  if (typeof r === 'number' && r < 0) return -r
+  const out = typeof r === 'number' ? take(off, r) : r
+  if (head <= BLOCK_MAX && head <= out.length && endsHead(out, head) && admit()) {
+    const block = Buffer.from(out.buffer, out.byteOffset, head)
+    typedArraySet.call(Buffer.from(getSpare()), block)
+    remember(code, reason, false, flat, head)
+  }
   return out
+}
+
+// Whether `buf` has the blank line that ends a head at `len`: a check that
+// the computed length is the head's before its bytes are cached.
+function endsHead (buf, len) {
+  return buf[len - 4] === 13 && buf[len - 3] === 10 && buf[len - 2] === 13 && buf[len - 1] === 10
+}
+
+// The JS fallback's header block, for input validate() accepted: the same
+// bytes as src/http_message.c hm_write().
+function renderJs (code, reason, utf8, flat) {
+  let head = 'HTTP/1.1 ' + code + ' ' +
+    (reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown')) + '\r\n'
+  for (let i = 0; i < flat.length; i += 2) head += flat[i] + ': ' + flat[i + 1] + '\r\n'
+  head += '\r\n'
+  // Validated chars are at most 0xFF: two UTF-8 bytes each at most.
+  if ((utf8 ? 2 * head.length : head.length) > BLOCK_MAX) {
+    return Buffer.from(head, utf8 ? 'utf8' : 'latin1')
+  }
+  const buf = Buffer.from(getSpare())
+  const len = utf8
+    ? utf8Write.call(buf, head, 0, BLOCK_MAX)
+    : latin1Write.call(buf, head, 0, BLOCK_MAX)
+  return admit() ? remember(code, reason, utf8, flat, len) : Buffer.from(spare, 0, len)
+}
+
+// `len` bytes of room: in the slab at the returned offset (a fresh slab when
+// the current one has less room left), to be handed out by take().
+function reserve (len) {
+  if (poolBuf === null || len > POOL_SIZE - poolOffset) {
+    // Uninitialised, like Buffer.allocUnsafe(): every byte handed out is
+    // written first.
+    poolBuf = Buffer.allocUnsafeSlow(POOL_SIZE)
+    pool = poolBuf.buffer
+    poolOffset = 0
+  }
+  return poolOffset
+}
+
+// Hands out the `len` bytes written at `off` in the slab.
+function take (off, len) {
+  // 8-byte aligned, as Node's own pool keeps its slices.
+  poolOffset = (off + len + 7) & ~7
+  return Buffer.from(pool, off, len)
+}
+
+// Writes the string `s` at `off` in `dst` (room for `max` bytes) and returns
+// the count, UTF-8 or latin1 (the low byte of each char) as Buffer.from()
+// encodes it.
+function writeString (dst, off, s, latin1, max) {
+  const n = s.length
+  if (n <= SHORT_STRING) {
+    let i = 0
+    if (latin1) {
+      for (; i < n; i++) dst[off + i] = s.charCodeAt(i)
+      return n
+    }
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i)
+      if (c >= 0x80) break
+      dst[off + i] = c
+    }
+    if (i === n) return n
+  }
+  return latin1 ? latin1Write.call(dst, s, off, max) : utf8Write.call(dst, s, off, max)
+}
+
+// The message: `block`, then the body framed as `flags` says. Runs no user
+// code: the body is a string, a Uint8Array (read through the intrinsic
+// byteLength getter and copied with the intrinsic set) or nothing.
+function assemble (block, body, flags) {
+  const chunked = (flags & CHUNKED) !== 0
+  if (typeof body === 'string') {
+    if ((flags & BODY_LATIN1) !== 0) return place(block, body, body.length, chunked, true)
+    if (body.length === 0) return place(block, null, 0, chunked, false)
+    return assembleUtf8(block, body, chunked) ||
+      place(block, body, Buffer.byteLength(body, 'utf8'), chunked, false)
+  }
+  if (body === undefined || body === null) return place(block, null, 0, chunked, false)
+  return place(block, body, byteLengthOf.call(body), chunked, false)
+}
+
+// A UTF-8 string body whose byte count is not known yet: written straight
+// into the slab's free part, which the message may take all of, at least
+// as many bytes as the body has chars, so ASCII text needs no counting pass.
+// Buffer's writers write as much of a string as fits, never part of a
+// char: a write that left 4 or more bytes of room (or had room for 3 bytes
+// per char) wrote the whole string. Returns null, having handed out
+// nothing, when the message may not fit the slab.
+function assembleUtf8 (block, body, chunked) {
+  const head = block.length
+  const n = body.length
+  // The size line for n bytes; the body takes n..3n bytes, whose hex has
+  // at most one more digit.
+  const line = chunked ? hexLength(n) + 2 : 0
+  const tail = chunked ? CHUNK_END.length : 0
+  const min = head + line + n + tail
+  if (min > UTF8_POOL_MAX) return null
+  const off = reserve(min)
+  const at = off + head + line
+  const max = POOL_SIZE - at - tail - (chunked ? 1 : 0)
+  if (max < n) return null
+  const written = writeString(poolBuf, at, body, false, max)
+  if (written < n || (written > max - 4 && max < 3 * n)) return null
+  let end = at + written
+  typedArraySet.call(poolBuf, block, off)
+  if (chunked) {
+    const sizeLine = written.toString(16) + '\r\n'
+    if (sizeLine.length !== line) {
+      typedArrayCopyWithin.call(poolBuf, at + 1, at, end)
+      end++
+    }
+    writeString(poolBuf, off + head, sizeLine, true, sizeLine.length)
+    typedArraySet.call(poolBuf, CHUNK_END, end)
+    end += tail
+  }
+  return take(off, end - off)
+}
+
+function hexLength (n) {
+  let digits = 1
+  while (n >= 16) {
+    n = Math.floor(n / 16)
+    digits++
+  }
+  return digits
+}
+
+// The message for a body of exactly `len` bytes (`body` a string, written
+// as latin1 or UTF-8, a Uint8Array or null): in the slab when it is at most
+// POOL_MAX bytes, else in a Buffer of its own.
+function place (block, body, len, chunked, latin1) {
+  const head = block.length
+  let total = head + len
+  let sizeLine = ''
+  if (chunked) {
+    if (len === 0) {
+      total += LAST_CHUNK.length
+    } else {
+      sizeLine = len.toString(16) + '\r\n'
+      total += sizeLine.length + CHUNK_END.length
+    }
+  }
+  let dst
+  let off
+  if (total <= POOL_MAX) {
+    off = reserve(total)
+    dst = poolBuf
+  } else {
+    dst = Buffer.allocUnsafeSlow(total)
+    off = 0
+  }
+  typedArraySet.call(dst, block, off)
+  let p = off + head
+  if (sizeLine !== '') p += writeString(dst, p, sizeLine, true, sizeLine.length)
+  if (typeof body === 'string') {
+    p += writeString(dst, p, body, latin1, len)
+  } else if (len !== 0) {
+    typedArraySet.call(dst, body, p)
+    p += len
+  }
+  if (chunked) typedArraySet.call(dst, len === 0 ? LAST_CHUNK : CHUNK_END, p)
+  return dst === poolBuf ? take(off, total) : dst
 }
 
 function validateValue (name, value) {
@@ -224,8 +546,9 @@ function validateEntry (name, value) {
 
 // Throws the error Node would throw first for writeHead(code, reason,
 // headers) followed by end(body): status code, status message, headers in
-// order, then the body. Returns normally when everything is acceptable.
-function validate (statusCode, code, reason, headers, body) {
+// order, then the body. `snap` is snapshot(headers), checked in place of
+// `headers`' own values. Returns normally when everything is acceptable.
+function validate (statusCode, code, reason, headers, snap, body) {
   // _http_server.js writeHead(): `statusCode |= 0`, then the range check.
   if (code < 100 || code > 999) {
     throw errors.invalidStatusCode(statusCode, buildHttpMessage)
@@ -238,56 +561,17 @@ function validate (statusCode, code, reason, headers, body) {
       throw errors.invalidChar('statusMessage', undefined, buildHttpMessage)
     }
   }
-  if (Array.isArray(headers)) {
-    if (headers.length % 2 !== 0) {
+  if (snap === null) {
+    if (Array.isArray(headers)) {
       throw errors.invalidArgValue('headers', headers, undefined, buildHttpMessage)
     }
-    for (let i = 0; i < headers.length; i += 2) validateEntry(headers[i], headers[i + 1])
-  } else if (headers !== undefined && headers !== null) {
-    if (typeof headers !== 'object') {
-      throw errors.invalidArgType('headers', 'an array or an object', headers, buildHttpMessage)
-    }
-    const keys = Object.keys(headers)
-    for (let i = 0; i < keys.length; i++) validateEntry(keys[i], headers[keys[i]])
+    throw errors.invalidArgType('headers', 'an array or an object', headers, buildHttpMessage)
   }
+  for (let i = 0; i < snap.length; i += 2) validateEntry(snap[i], snap[i + 1])
   if (body !== undefined && body !== null && typeof body !== 'string' && !isUint8Array(body)) {
     throw errors.invalidArgType('body', 'of type string or an instance of Buffer or Uint8Array',
       body, buildHttpMessage)
   }
-}
-
-// The JS fallback: the same bytes as src/http_message.c hm_write().
-function buildInJs (code, reason, flat, body, flags) {
-  let head = 'HTTP/1.1 ' + code + ' ' + (typeof reason === 'string'
-    ? reason
-    : (DEFAULT_REASONS[code] || 'unknown')) + '\r\n'
-  for (let i = 0; i < flat.length; i += 2) head += flat[i] + ': ' + flat[i + 1] + '\r\n'
-  head += '\r\n'
-  const headBytes = Buffer.from(head, (flags & HEAD_UTF8) ? 'utf8' : 'latin1')
-
-  let bodyBytes
-  if (typeof body === 'string') {
-    bodyBytes = Buffer.from(body, (flags & BODY_LATIN1) ? 'latin1' : 'utf8')
-  } else if (body === undefined || body === null) {
-    bodyBytes = Buffer.alloc(0)
-  } else {
-    bodyBytes = body
-  }
-
-  if (!(flags & CHUNKED)) {
-    return Buffer.concat([headBytes, bodyBytes])
-  }
-  // RFC 9112 section 7.1: one chunk with the whole body, then the last
-  // chunk; an empty body is only the last chunk.
-  if (bodyBytes.length === 0) {
-    return Buffer.concat([headBytes, Buffer.from('0\r\n\r\n', 'latin1')])
-  }
-  return Buffer.concat([
-    headBytes,
-    Buffer.from(bodyBytes.length.toString(16) + '\r\n', 'latin1'),
-    bodyBytes,
-    Buffer.from('\r\n0\r\n\r\n', 'latin1')
-  ])
 }
 
 /**
@@ -328,37 +612,56 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
   const flags = readOptions(options)
   // ToInt32, exactly as writeHead() coerces: '404' -> 404, 200.9 -> 200.
   const code = statusCode | 0
-  if (binding !== null &&
+  // The only reads of `headers` (user code may run here, before anything is
+  // looked up or written).
+  const snap = snapshot(headers)
+  const flat = snap === null ? null : flatten(snap)
+  if (flat !== null &&
       (reason === undefined || reason === null || typeof reason === 'string') &&
       (body === undefined || body === null || typeof body === 'string' || isUint8Array(body))) {
-    // A flat array of strings and numbers is joined as it is.
-    let flat = headers
-    let fields = joinFields(headers)
-    if (fields === null) {
-      flat = flatten(headers)
-      if (flat !== null) fields = joinFields(flat)
+    const why = typeof reason === 'string' ? reason : undefined
+    const utf8 = (flags & HEAD_UTF8) !== 0
+    const entry = lookup(code, why, utf8, flat)
+    if (entry !== null) {
+      hits++
+      streak = 0
+      return assemble(entry.block, body, flags)
     }
-    if (fields !== null) {
-      const numHeaders = flat.length >>> 1
-      // A lower bound of the size ("HTTP/1.1 200 \r\n", the lines with ": ",
-      // "\r\n", the body): exact for latin1 text and a body without framing.
-      let size = 17 + fields.length + numHeaders + (typeof reason === 'string' ? reason.length : 0)
-      if (typeof body === 'string') size += body.length
-      else if (body !== undefined && body !== null) size += body.byteLength
-      const out = buildFromPool(code, reason, fields, numHeaders, body, flags, size)
+    misses++
+    if (streak < MISS_STREAK) streak++
+    if (binding !== null && !utf8) {
+      const out = buildNative(code, why, flat, body, flags)
       if (typeof out !== 'number') return out
       // The addon says no; the JS rules say why, with Node's error.
-      validate(statusCode, code, reason, headers, body)
+      validate(statusCode, code, reason, headers, snap, body)
       throw errors.rejected(errorNames[out] || 'unknown', out, buildHttpMessage)
     }
+    if (binding !== null) {
+      const block = renderNative(code, why, utf8, flat)
+      if (typeof block !== 'number') return assemble(block, body, flags)
+      // The addon says no; the JS rules say why, with Node's error.
+      validate(statusCode, code, reason, headers, snap, body)
+      throw errors.rejected(errorNames[block] || 'unknown', block, buildHttpMessage)
+    }
+    validate(statusCode, code, reason, headers, snap, body)
+    return assemble(renderJs(code, why, utf8, flat), body, flags)
   }
+  validate(statusCode, code, reason, headers, snap, body)
+  // validate() accepts nothing the branch above refuses.
+  throw errors.rejected('unknown', 0, buildHttpMessage)
+}
 
-  validate(statusCode, code, reason, headers, body)
-  return buildInJs(code, reason, flatten(headers), body, flags)
+// The header block cache's state, for tests: not part of the package's API
+// (lib/index.js exports only buildHttpMessage, isNative and loadError).
+function cacheInfo () {
+  let bytes = 0
+  for (const entry of cache) bytes += entry.block.length
+  return { entries: cache.length, bytes, hits, misses, maxEntries: CACHE_SIZE, maxBlock: BLOCK_MAX }
 }
 
 module.exports = {
   buildHttpMessage,
+  cacheInfo,
   isNative: binding !== null,
   // Why the addon did not load (an Error), or null when it did.
   loadError
