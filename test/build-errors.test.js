@@ -5,29 +5,9 @@
 // code and message. Every case runs through the addon and the JS fallback.
 
 const http = require('node:http')
-const path = require('node:path')
 const { test } = require('tap')
 
-const libDir = path.join(__dirname, '..', 'lib')
-
-function loadBuild (native) {
-  const files = ['build.js', 'binding.js'].map(f => require.resolve(path.join(libDir, f)))
-  const saved = files.map(f => require.cache[f])
-  const env = process.env.HTTP_ONESHOT_NATIVE
-  for (const f of files) delete require.cache[f]
-  if (native) delete process.env.HTTP_ONESHOT_NATIVE
-  else process.env.HTTP_ONESHOT_NATIVE = '0'
-  try {
-    return require(path.join(libDir, 'build.js'))
-  } finally {
-    if (env === undefined) delete process.env.HTTP_ONESHOT_NATIVE
-    else process.env.HTTP_ONESHOT_NATIVE = env
-    files.forEach((f, i) => {
-      if (saved[i]) require.cache[f] = saved[i]
-      else delete require.cache[f]
-    })
-  }
-}
+const { loadBuild } = require('./helpers/load-build.js')
 
 const variants = [loadBuild(true), loadBuild(false)]
 

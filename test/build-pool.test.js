@@ -6,31 +6,9 @@
 // not take, or takes only after a retry, come out the same as on the JS
 // fallback.
 
-const path = require('node:path')
 const { test } = require('tap')
 
-const libDir = path.join(__dirname, '..', 'lib')
-
-// Loads lib/build.js afresh with the addon enabled or disabled through
-// HTTP_ONESHOT_NATIVE, leaving the module cache as it found it.
-function loadBuild (native) {
-  const files = ['build.js', 'binding.js'].map(f => require.resolve(path.join(libDir, f)))
-  const saved = files.map(f => require.cache[f])
-  const env = process.env.HTTP_ONESHOT_NATIVE
-  for (const f of files) delete require.cache[f]
-  if (native) delete process.env.HTTP_ONESHOT_NATIVE
-  else process.env.HTTP_ONESHOT_NATIVE = '0'
-  try {
-    return require(path.join(libDir, 'build.js'))
-  } finally {
-    if (env === undefined) delete process.env.HTTP_ONESHOT_NATIVE
-    else process.env.HTTP_ONESHOT_NATIVE = env
-    files.forEach((f, i) => {
-      if (saved[i]) require.cache[f] = saved[i]
-      else delete require.cache[f]
-    })
-  }
-}
+const { loadBuild } = require('./helpers/load-build.js')
 
 const native = loadBuild(true)
 const fallback = loadBuild(false)

@@ -8,33 +8,11 @@
 
 const http = require('node:http')
 const net = require('node:net')
-const path = require('node:path')
 const { test } = require('tap')
 
 const { parseResponse } = require('./helpers/llhttp.js')
 
-const libDir = path.join(__dirname, '..', 'lib')
-
-// Loads lib/build.js afresh with the addon enabled or disabled through
-// HTTP_ONESHOT_NATIVE, leaving the module cache as it found it.
-function loadBuild (native) {
-  const files = ['build.js', 'binding.js'].map(f => require.resolve(path.join(libDir, f)))
-  const saved = files.map(f => require.cache[f])
-  const env = process.env.HTTP_ONESHOT_NATIVE
-  for (const f of files) delete require.cache[f]
-  if (native) delete process.env.HTTP_ONESHOT_NATIVE
-  else process.env.HTTP_ONESHOT_NATIVE = '0'
-  try {
-    return require(path.join(libDir, 'build.js'))
-  } finally {
-    if (env === undefined) delete process.env.HTTP_ONESHOT_NATIVE
-    else process.env.HTTP_ONESHOT_NATIVE = env
-    files.forEach((f, i) => {
-      if (saved[i]) require.cache[f] = saved[i]
-      else delete require.cache[f]
-    })
-  }
-}
+const { loadBuild } = require('./helpers/load-build.js')
 
 // Deterministic bytes, so a failure reproduces.
 function pattern (n, seed = 7) {

@@ -100,12 +100,12 @@ function answerBodyless (req, res, shape, i) {
 
 const BODYLESS_SHAPES = 8
 
-// Each shape answers a GET then a HEAD, then (second round) a HEAD then a
-// GET, so each method meets the other's cached block.
-function bodylessPlan (rounds) {
+// Each shape (of `shapes`) answers a GET then a HEAD, then (second round)
+// a HEAD then a GET, so each method meets the other's cached block.
+function methodPlan (rounds, shapes) {
   const plan = []
   for (let r = 0; r < rounds; r++) {
-    for (let shape = 0; shape < BODYLESS_SHAPES; shape++) {
+    for (let shape = 0; shape < shapes; shape++) {
       const methods = r % 2 === 0 ? ['GET', 'HEAD'] : ['HEAD', 'GET']
       for (const method of methods) plan.push({ method, shape })
     }
@@ -113,12 +113,21 @@ function bodylessPlan (rounds) {
   return plan
 }
 
-t.test('HEAD, 204 and 304 between GETs on one keep-alive socket', async t => {
-  const plan = bodylessPlan(4)
-  const requests = plan.map(({ method }, i) => {
+function bodylessPlan (rounds) {
+  return methodPlan(rounds, BODYLESS_SHAPES)
+}
+
+// The keep-alive requests of a plan, the last one closing the connection.
+function planRequests (plan) {
+  return plan.map(({ method }, i) => {
     const text = method === 'HEAD' ? HEAD_KEEP : KEEP
     return i === plan.length - 1 ? text.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n') : text
   })
+}
+
+t.test('HEAD, 204 and 304 between GETs on one keep-alive socket', async t => {
+  const plan = bodylessPlan(4)
+  const requests = planRequests(plan)
   const { native } = await checkParity(t, {
     name: 'bodyless interleaved',
     request: requests,
@@ -430,17 +439,8 @@ function answerFraming (req, res, shape, i) {
 const FRAMING_SHAPES = 7
 
 t.test('chunked and length-framed responses on one keep-alive socket', async t => {
-  const plan = []
-  for (let r = 0; r < 4; r++) {
-    for (let shape = 0; shape < FRAMING_SHAPES; shape++) {
-      const methods = r % 2 === 0 ? ['GET', 'HEAD'] : ['HEAD', 'GET']
-      for (const method of methods) plan.push({ method, shape })
-    }
-  }
-  const requests = plan.map(({ method }, i) => {
-    const text = method === 'HEAD' ? HEAD_KEEP : KEEP
-    return i === plan.length - 1 ? text.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n') : text
-  })
+  const plan = methodPlan(4, FRAMING_SHAPES)
+  const requests = planRequests(plan)
   const { native } = await checkParity(t, {
     name: 'framing interleaved',
     request: requests,
