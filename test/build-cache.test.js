@@ -16,23 +16,9 @@ const { test } = require('tap')
 
 const { parseResponse } = require('./helpers/llhttp.js')
 
-const { loadBuild } = require('./helpers/load-build.js')
+const { loadBuild, caught, shape } = require('./helpers/load-build.js')
 
 const paths = [['native', true], ['fallback', false]]
-
-function caught (fn) {
-  try {
-    fn()
-  } catch (err) {
-    return err
-  }
-  return null
-}
-
-function shape (err) {
-  if (err === null) return null
-  return { ctor: err.constructor.name, code: err.code, message: err.message }
-}
 
 // The message by string concatenation, for flat arrays of string and number
 // values (the same rules as Node: one line per element of an array value).

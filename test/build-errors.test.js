@@ -7,23 +7,9 @@
 const http = require('node:http')
 const { test } = require('tap')
 
-const { loadBuild } = require('./helpers/load-build.js')
+const { loadBuild, caught, shape } = require('./helpers/load-build.js')
 
 const variants = [loadBuild(true), loadBuild(false)]
-
-function caught (fn) {
-  try {
-    fn()
-  } catch (err) {
-    return err
-  }
-  return null
-}
-
-function shape (err) {
-  if (err === null) return null
-  return { ctor: err.constructor.name, name: err.name, code: err.code, message: err.message }
-}
 
 // A ServerResponse that is not attached to a socket: writeHead() validates
 // and renders without sending anything.

@@ -32,4 +32,20 @@ function loadBuild (native) {
   }
 }
 
-module.exports = { loadBuild }
+// The error `fn` throws, or null.
+function caught (fn) {
+  try {
+    fn()
+  } catch (err) {
+    return err
+  }
+  return null
+}
+
+// What the buildHttpMessage() tests compare of an error (or null).
+function shape (err) {
+  if (err === null) return null
+  return { ctor: err.constructor.name, name: err.name, code: err.code, message: err.message }
+}
+
+module.exports = { loadBuild, caught, shape }
