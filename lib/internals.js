@@ -169,6 +169,9 @@ function resolve () {
     kLenientCache,
     kRejectNonStandardBodyWrites,
     kOutHeaders,
+    // setHeader() stores headers in a plain object with a null prototype
+    // (Node 20 to 24; 26 has a class of its own): see lib/headers.js.
+    nullProtoHeaders: shape.nullProtoHeaders === true,
     kLastWriteQueueSize,
     kCorked,
     kUniqueHeaders,

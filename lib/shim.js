@@ -11,6 +11,7 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
+const headers = require('./headers.js')
 const { FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, directHandle, directStats } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
@@ -226,6 +227,7 @@ function install () {
     })
     decide.setWriteHead(writeHead)
   }
+  headers.install()
   installed = true
 }
 
@@ -258,6 +260,7 @@ function uninstall () {
     previousWriteHead = undefined
     decide.setWriteHead(resWriteHead)
   }
+  headers.uninstall()
   installed = false
 }
 

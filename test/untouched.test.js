@@ -13,6 +13,7 @@ const t = require('tap')
 const oneshot = require('../lib/index.js')
 const { expectedStats, shimActive, pathStats } = require('./helpers/expect-path.js')
 const { close, listen } = require('./helpers/framework-capture.js')
+const { nullPrototypeHeaderStore } = require('./helpers/node-line.js')
 
 t.jobs = 1
 
@@ -42,7 +43,7 @@ function diffKeys (before, after) {
 
 // writeHead is replaced only where the shim is active: on other Node lines
 // it has nothing to render with and install() leaves it to Node.
-t.test('install() defines end and writeHead on ServerResponse.prototype only', async t => {
+t.test('install() defines end, writeHead and (where it applies) setHeader on ServerResponse.prototype only', async t => {
   const targets = {
     ServerResponse: http.ServerResponse.prototype,
     OutgoingMessage: http.OutgoingMessage.prototype,
@@ -67,8 +68,11 @@ t.test('install() defines end and writeHead on ServerResponse.prototype only', a
     if (changed.ServerResponse) changed.ServerResponse.sort()
     const wh = Object.getOwnPropertyDescriptor(http.ServerResponse.prototype, 'writeHead')
     if (shimActive) {
-      t.strictSame(changed, { ServerResponse: ['end', 'writeHead'] },
-        'only ServerResponse.prototype.end and writeHead changed')
+      // setHeader() too where Node's store is a null-prototype object
+      // (lib/headers.js).
+      const wrapped = nullPrototypeHeaderStore() ? ['end', 'setHeader', 'writeHead'] : ['end', 'writeHead']
+      t.strictSame(changed, { ServerResponse: wrapped },
+        'only ServerResponse.prototype.end, writeHead (and setHeader) changed')
       t.equal(wh.value.name, 'writeHead', 'the writeHead wrapper is named writeHead')
       t.equal(wh.value.length, 3, 'the writeHead wrapper takes three arguments, like Node\'s')
     } else {

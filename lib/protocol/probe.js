@@ -396,7 +396,8 @@ const OWN_FIELDS = [
  * readable through it (a null-prototype object, or from 26.12 an
  * OutgoingHeaders whose prototype is empty and has a null prototype), its
  * cork count, and which fields the shim reads it lacks.
- * @returns {{symbols: string[], headersMap: boolean, corked: *, missing: string[]}}
+ * @returns {{symbols: string[], headersMap: boolean, nullProtoHeaders: boolean, corked: *,
+ *   missing: string[]}}
  */
 function responseShape () {
   const res = newResponse(http.ServerResponse, http.OutgoingMessage)
@@ -404,9 +405,11 @@ function responseShape () {
   const kOutHeaders = findSymbol(res, 'kOutHeaders')
   const kCorked = findSymbol(res, 'corked')
   let headersMap = false
+  let nullProtoHeaders = false
   const map = kOutHeaders === null ? null : res[kOutHeaders]
   if (map !== null && typeof map === 'object') {
     const proto = Object.getPrototypeOf(map)
+    nullProtoHeaders = proto === null
     headersMap = (proto === null || (Object.getPrototypeOf(proto) === null &&
       Reflect.ownKeys(proto).every((key) => key === 'constructor'))) &&
       Array.isArray(map['x-probe']) && map['x-probe'][0] === 'x-probe' && map['x-probe'][1] === '1'
@@ -414,6 +417,7 @@ function responseShape () {
   return {
     symbols: symbolNames(res),
     headersMap,
+    nullProtoHeaders,
     corked: kCorked === null ? null : res[kCorked],
     missing: OWN_FIELDS.filter((field) => !(field in res))
   }

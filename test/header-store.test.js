@@ -1,0 +1,257 @@
+'use strict'
+
+// The header store lib/headers.js hands Node's own setHeader() on Node 20
+// to 24 (a fast-mode object with a null prototype, in place of the
+// dictionary-mode one Node creates) must be indistinguishable from Node's:
+// same prototype, keys, order and values through every accessor, the same
+// errors, and nothing left behind when setHeader() throws or the shim is
+// uninstalled.
+
+const t = require('tap')
+const http = require('node:http')
+
+const shim = require('../lib/index.js')
+const { checkParity } = require('./helpers/dual-path.js')
+const { nullPrototypeHeaderStore } = require('./helpers/node-line.js')
+const { requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
+
+t.jobs = 1
+
+const { ServerResponse, OutgoingMessage } = http
+const nodeSetHeader = OutgoingMessage.prototype.setHeader
+
+function outHeadersSymbol (res) {
+  return Object.getOwnPropertySymbols(res).find((s) => s.description === 'kOutHeaders')
+}
+
+// Everything a user can read of the stored headers, the private store
+// included (its prototype, keys and entries).
+function readStore (res) {
+  const store = res[outHeadersSymbol(res)]
+  return {
+    isNull: store === null,
+    proto: store === null ? 'none' : protoChain(store),
+    own: store === null ? [] : Reflect.ownKeys(store),
+    forIn: store === null ? [] : (() => { const k = []; for (const key in store) k.push(key); return k })(),
+    entries: store === null ? [] : Object.keys(store).map((k) => [store[k][0], plain(store[k][1])]),
+    names: res.getHeaderNames(),
+    headers: Object.entries(res.getHeaders()).map(([k, v]) => [k, plain(v)]),
+    raw: res.getRawHeaderNames ? res.getRawHeaderNames() : null,
+    has: res.hasHeader('content-type')
+  }
+}
+
+// The store's prototype chain, as the own keys of each link.
+function protoChain (store) {
+  const chain = []
+  for (let p = Object.getPrototypeOf(store); p !== null; p = Object.getPrototypeOf(p)) {
+    chain.push(Reflect.ownKeys(p).map(String))
+  }
+  return chain
+}
+
+// A value as data: arrays copied, other objects by their string.
+function plain (value) {
+  if (Array.isArray(value)) return value.slice()
+  return value !== null && typeof value === 'object' ? `object ${value}` : value
+}
+
+function errorCode (fn) {
+  try {
+    fn()
+    return 'no error'
+  } catch (err) {
+    return `${err.name} ${err.code}`
+  }
+}
+
+t.test('the wrapper is in place exactly where Node stores headers in a null-prototype object', async t => {
+  const before = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader')
+  const uninstall = shim.install()
+  const own = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader')
+  if (shim.isActive() && nullPrototypeHeaderStore()) {
+    t.ok(own !== undefined && own.value !== nodeSetHeader, 'ServerResponse#setHeader is wrapped')
+    t.equal(own.value.name, nodeSetHeader.name, 'with Node\'s name')
+    t.equal(own.value.length, nodeSetHeader.length, 'and length')
+    t.equal(own.enumerable, false, 'not enumerable, as a class method')
+  } else {
+    t.strictSame(own, before, 'setHeader is left as it is')
+  }
+  uninstall()
+  t.strictSame(Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader'), before,
+    'uninstall() restores what was there')
+})
+
+t.test('a setHeader() another module put on ServerResponse.prototype first stays', async t => {
+  const mine = function setHeader (name, value) { return nodeSetHeader.call(this, name, value) }
+  ServerResponse.prototype.setHeader = mine
+  const uninstall = shim.install()
+  t.equal(ServerResponse.prototype.setHeader, mine, 'not wrapped over')
+  uninstall()
+  t.equal(ServerResponse.prototype.setHeader, mine, 'not removed by uninstall()')
+  delete ServerResponse.prototype.setHeader
+})
+
+t.test('a wrapper installed after the shim on ServerResponse.prototype.setHeader stays on uninstall', async t => {
+  const uninstall = shim.install()
+  const inner = ServerResponse.prototype.setHeader
+  const mine = function setHeader (name, value) { return inner.call(this, name, value) }
+  ServerResponse.prototype.setHeader = mine
+  uninstall()
+  t.equal(ServerResponse.prototype.setHeader, mine, 'the later wrapper is kept')
+  delete ServerResponse.prototype.setHeader
+  t.equal(ServerResponse.prototype.setHeader, nodeSetHeader, 'clean again')
+})
+
+t.test('the store reads the same through every accessor', async t => {
+  await checkParity(t, {
+    name: 'setHeader x3, read the store, end()',
+    request: CLOSE,
+    path: 'native',
+    handler (req, res, ctx) {
+      ctx.record('empty', readStore(res))
+      res.setHeader('Content-Type', 'text/plain')
+      res.setHeader('X-Number', 42)
+      res.setHeader('X-List', ['a', 'b'])
+      ctx.record('three', readStore(res))
+      res.end('ok')
+    }
+  })
+})
+
+t.test('setHeader() that throws on the first header leaves no store behind', async t => {
+  await checkParity(t, {
+    name: 'bad name, bad value, undefined value, then a good one',
+    request: CLOSE,
+    path: 'native',
+    handler (req, res, ctx) {
+      ctx.record('bad name', errorCode(() => res.setHeader('Bad Name', 'x')))
+      ctx.record('after bad name', readStore(res))
+      ctx.record('bad value', errorCode(() => res.setHeader('X-Bad', 'a\r\nb')))
+      ctx.record('undefined value', errorCode(() => res.setHeader('X-Undef', undefined)))
+      ctx.record('after bad value', readStore(res))
+      res.setHeader('Content-Type', 'text/plain')
+      ctx.record('after good', readStore(res))
+      res.end('ok')
+    }
+  })
+})
+
+t.test('names that objects treat apart: __proto__, integer-like, constructor', async t => {
+  await checkParity(t, {
+    name: 'odd header names in the store',
+    request: CLOSE,
+    path: 'native',
+    handler (req, res, ctx) {
+      res.setHeader('X-Last', 'z')
+      res.setHeader('__proto__', 'p')
+      res.setHeader('123', 'digits')
+      res.setHeader('7', 'seven')
+      res.setHeader('constructor', 'c')
+      res.setHeader('hasOwnProperty', 'h')
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+})
+
+t.test('removeHeader(), appendHeader() and a second setHeader() of a name on the store', async t => {
+  await checkParity(t, {
+    name: 'mutating the store before end()',
+    request: CLOSE,
+    path: 'native',
+    handler (req, res, ctx) {
+      res.setHeader('Content-Type', 'text/plain')
+      res.setHeader('X-A', '1')
+      res.setHeader('X-B', '2')
+      res.removeHeader('x-a')
+      res.setHeader('x-b', '3')
+      if (typeof res.appendHeader === 'function') res.appendHeader('X-C', 'c1').appendHeader('X-C', 'c2')
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+})
+
+t.test('the first setHeader() with an array or an object value is Node\'s alone', async t => {
+  await checkParity(t, {
+    name: 'array first, then a string; an object value falls back',
+    request: [KEEP, CLOSE],
+    sequential: true,
+    path: { native: 1, 'header-value': 1 },
+    handler (req, res, ctx) {
+      if (ctx.index === 0) {
+        res.setHeader('X-List', ['a', 'b'])
+        res.setHeader('Content-Type', 'text/plain')
+      } else {
+        res.setHeader('X-Object', { toString () { return 'obj' } })
+      }
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+})
+
+t.test('a setHeader() wrapper put on OutgoingMessage.prototype after install still runs', async t => {
+  const calls = []
+  await checkParity(t, {
+    name: 'OutgoingMessage#setHeader wrapped by the handler',
+    request: CLOSE,
+    path: 'native',
+    handler (req, res, ctx) {
+      const original = OutgoingMessage.prototype.setHeader
+      OutgoingMessage.prototype.setHeader = function (name, value) {
+        calls.push(name)
+        return original.call(this, name, value)
+      }
+      try {
+        res.setHeader('Content-Type', 'text/plain')
+        res.setHeader('X-A', '1')
+      } finally {
+        OutgoingMessage.prototype.setHeader = original
+      }
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+  t.strictSame(calls, ['Content-Type', 'X-A', 'Content-Type', 'X-A'], 'the wrapper saw every call on both paths')
+})
+
+t.test('a replaced _isLenientHeaderValidation() sees what Node\'s path shows it', async t => {
+  await checkParity(t, {
+    name: 'lenient check reads the store',
+    request: CLOSE,
+    path: 'native',
+    handler (req, res, ctx) {
+      const seen = []
+      res._isLenientHeaderValidation = function () {
+        seen.push(readStore(this))
+        return false
+      }
+      res.setHeader('Content-Type', 'text/plain')
+      res.setHeader('X-A', '1')
+      delete res._isLenientHeaderValidation
+      ctx.record('seen', seen)
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+})
+
+// The store kind follows the size of the last rendered response: big,
+// small and big again on one connection, each the same as Node's.
+t.test('responses with many and few headers, alternating', async t => {
+  const many = 24
+  await checkParity(t, {
+    name: `${many}, 3, ${many}, 3 headers on one keep-alive connection`,
+    request: [KEEP, KEEP, KEEP, CLOSE],
+    sequential: true,
+    path: { native: 4 },
+    handler (req, res, ctx) {
+      const n = ctx.index % 2 === 0 ? many : 3
+      for (let i = 0; i < n; i++) res.setHeader(`X-H-${i}`, `v${i}`)
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+})
