@@ -68,6 +68,64 @@ function destroyedError () {
   return err
 }
 
+// The accessor `key` resolves to from `proto`, or undefined.
+function accessorOf (proto, key) {
+  for (let p = proto; p !== null; p = Object.getPrototypeOf(p)) {
+    const desc = Object.getOwnPropertyDescriptor(p, key)
+    if (desc !== undefined) return desc.get
+  }
+  return undefined
+}
+
+// What the shim may read of a socket itself rather than through Node's
+// getters, where each read costs a megamorphic keyed load (about 100
+// instructions): every flag getter of a WritableState is one closure of a
+// shared factory, and Socket#_handle reads a symbol for every kind of
+// socket. Learnt on throwaway objects, and null when any of it does not
+// hold (the shim then reads Node's getters):
+// - the Writable state's bit-field symbol and the bit of needDrain, found
+//   by setting the flag and read back through Node's own getter;
+// - the symbol Socket#_handle reads and writes, found through its setter;
+// - that net.Socket reads `destroyed`, `writable` and `writableNeedDrain`
+//   through Duplex's own accessors, so that a writable socket whose
+//   constructor is net.Socket itself (not a subclass: TLS, or a user's) is
+//   known not to be destroyed, and needs a drain exactly when its needDrain
+//   flag says so.
+function learnSocket () {
+  const w = new stream.Writable({ write (chunk, encoding, cb) { cb() } })
+  const state = w._writableState
+  const kState = findSymbol(state, 'kState')
+  if (kState === null || typeof state[kState] !== 'number' || state.needDrain !== false) return null
+  const before = state[kState]
+  state.needDrain = true
+  const needDrain = state[kState] ^ before
+  const seen = state.needDrain
+  state.needDrain = false
+  if (!seen || needDrain === 0 || (needDrain & (needDrain - 1)) !== 0 || state[kState] !== before) {
+    return null
+  }
+  const proto = net.Socket.prototype
+  const duplex = stream.Duplex.prototype
+  const handleAccessor = Object.getOwnPropertyDescriptor(proto, '_handle')
+  if (handleAccessor === undefined || typeof handleAccessor.get !== 'function' ||
+      typeof handleAccessor.set !== 'function') {
+    return null
+  }
+  const socket = new net.Socket()
+  const kHandle = findSymbol(socket, 'kHandle')
+  const sentinel = {}
+  socket._handle = sentinel
+  if (kHandle === null || socket[kHandle] !== sentinel || socket._handle !== sentinel) return null
+  socket._handle = null
+  const plainSocket = accessorOf(proto, 'destroyed') === accessorOf(duplex, 'destroyed') &&
+    accessorOf(proto, 'writable') === accessorOf(duplex, 'writable') &&
+    accessorOf(proto, 'writableNeedDrain') === accessorOf(duplex, 'writableNeedDrain') &&
+    typeof accessorOf(duplex, 'destroyed') === 'function'
+  if (!plainSocket) return null
+  if (proto.constructor !== net.Socket) return null
+  return Object.freeze({ kState, needDrain, kHandle, Socket: net.Socket })
+}
+
 function resolve () {
   const SR = http.ServerResponse
   const OM = http.OutgoingMessage
@@ -145,6 +203,8 @@ function resolve () {
   // direct write that the kernel took in part must keep as Node would.
   const kLastWriteQueueSize = findSymbol(new net.Socket(), 'lastWriteQueueSize')
 
+  const socketState = learnSocket()
+
   let protocol = node20
   if (protocolName === 'node24') {
     const kEndCallbacks = findSymbol(probe, 'kEndCallbacks')
@@ -173,6 +233,7 @@ function resolve () {
     // (Node 20 to 24; 26 has a class of its own): see lib/headers.js.
     nullProtoHeaders: shape.nullProtoHeaders === true,
     kLastWriteQueueSize,
+    socketState,
     kCorked,
     kUniqueHeaders,
     resMethods: Object.freeze(resMethods),

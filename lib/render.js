@@ -206,6 +206,7 @@ function Entry () {
   // most responses repeat both.
   this.lastValue = undefined
   this.lastHead = ''
+  this.lastNumber = 0 // +lastValue: _contentLength
   // The Content-Length value whose digits C keeps for this slot.
   this.sentValue = undefined
 }
@@ -215,6 +216,7 @@ function headOf (e, value) {
   if (value !== e.lastValue) {
     e.lastValue = value
     e.lastHead = e.prefix + value + e.suffix
+    e.lastNumber = +value
   }
   return e.lastHead
 }
@@ -350,17 +352,18 @@ function setRendered (res, slot, length, lines, chunked) {
  * Leaves on `res` what writeHead() and _storeHeader() leave, for a block
  * found in the cache or just rendered, and records it for the write.
  * @param {boolean} ownMessage the reason came as writeHead()'s argument
- * @param {boolean} userLength the headers carry Content-Length (`value`)
+ * @param {number|undefined} contentLength +value, when the headers carry
+ *   Content-Length (`value`)
  * @param {boolean|null} last what _last becomes; null keeps it
  * @param {boolean} chunked the block frames the body as chunked
  */
-function applyBlock (res, code, message, ownMessage, userLength, value, last, head, slot, lines,
+function applyBlock (res, code, message, ownMessage, contentLength, value, last, head, slot, lines,
   chunked) {
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
   if (isBodylessStatus(code)) res._hasBody = false
-  if (userLength) {
-    res._contentLength = +value
+  if (contentLength !== undefined) {
+    res._contentLength = contentLength
     res._removedContLen = false
   }
   if (chunked) res.chunkedEncoding = true
@@ -374,7 +377,7 @@ function applyBlock (res, code, message, ownMessage, userLength, value, last, he
 // was not cached), then clears `tail`.
 function applyRendered (res, code, message, ownMessage, userLength, value, entry, chunked) {
   const head = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
-  applyBlock(res, code, message, ownMessage, userLength, value, tail.last, head,
+  applyBlock(res, code, message, ownMessage, userLength ? +value : undefined, value, tail.last, head,
     entry === null ? -1 : entry.slot, tail.lines, chunked)
   tail.head = ''
   tail.prefix = null
@@ -436,8 +439,9 @@ function renderFresh (res, length) {
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
-    applyBlock(res, code, message, false, lengthAt !== -1, value, e.last,
-      headOf(e, value), e.slot, e.lines, false)
+    const head = headOf(e, value)
+    applyBlock(res, code, message, false, lengthAt !== -1 ? e.lastNumber : undefined, value, e.last,
+      head, e.slot, e.lines, false)
     return e.lines
   }
   const lines = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
@@ -751,8 +755,9 @@ function fastWriteHead (res, statusCode, reason, obj) {
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = chunked ? undefined : values[lengthAt]
     clearScratch(n)
-    applyBlock(res, code, message, typeof reason === 'string', !chunked, value, e.last,
-      headOf(e, value), e.slot, e.lines, chunked)
+    const head = headOf(e, value)
+    applyBlock(res, code, message, typeof reason === 'string', chunked ? undefined : e.lastNumber,
+      value, e.last, head, e.slot, e.lines, chunked)
     return true
   }
 

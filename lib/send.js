@@ -111,15 +111,33 @@ const kLastWriteQueueSize = internals === null ? null : internals.kLastWriteQueu
 // What end() does once the write is done, per Node line (lib/protocol/).
 const protocol = internals === null ? null : internals.protocol
 const direct = binding !== null && binding.canSend === true && internals !== null &&
-  kLastWriteQueueSize !== null
+  kLastWriteQueueSize !== null && internals.socketState !== null
+
+// The Writable state's bit field and its needDrain bit, and the symbol of
+// a socket's handle (lib/internals.js, learnSocket()), read here instead of
+// through Node's getters.
+const socketState = internals === null ? null : internals.socketState
+const kState = socketState === null ? null : socketState.kState
+const NEED_DRAIN = socketState === null ? 0 : socketState.needDrain
+const kHandle = socketState === null ? null : socketState.kHandle
+const PlainSocket = socketState === null ? null : socketState.Socket
+
+// Whether the Writable state of a socket of exactly net.Socket's class
+// says needDrain.
+function needDrain (state) {
+  return (state[kState] & NEED_DRAIN) !== 0
+}
 
 // The socket's handle when a direct write may replace socket.write(), else
-// null.
+// null. Only sockets of exactly net.Socket's class: fallbackReason() found
+// them writable, so writableNeedDrain is the needDrain flag itself.
 function directHandle (socket) {
-  if (!direct) return null
-  const handle = socket._handle
-  if (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle))) return null
-  if (handle.writeBuffer !== tcpWriteBuffer || socket.writableNeedDrain ||
+  if (!direct || socket.constructor !== PlainSocket) return null
+  const handle = socket[kHandle]
+  if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle)))) {
+    return null
+  }
+  if (handle.writeBuffer !== tcpWriteBuffer || needDrain(socket._writableState) ||
       socket.connecting || socket._pendingData !== null) {
     return null
   }
@@ -137,7 +155,7 @@ function markNeedDrain (socket, total) {
 // one completed write whose callback is the protocol's onFinish.
 function afterDirectWrite (socket, res) {
   const state = socket._writableState
-  if (state.needDrain && !state.ending && !state.destroyed && state.length === 0) {
+  if (needDrain(state) && !state.ending && !state.destroyed && state.length === 0) {
     state.needDrain = false
     socket.emit('drain')
   }
