@@ -335,19 +335,6 @@ function store (res, code, message, n, lengthAt, hasDate, chunked, teAt) {
   return e
 }
 
-function setRendered (res, slot, length, lines, chunked) {
-  // 26.12+ keeps the answer of _isLenientHeaderValidation() once a block is
-  // rendered. (The renderer itself always validates strictly: where Node
-  // would be lenient, C rejects and Node's own end() takes over.)
-  if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
-  rendered.res = res
-  rendered.head = res._header
-  rendered.slot = slot
-  rendered.length = length
-  rendered.lines = lines
-  rendered.chunked = chunked
-}
-
 /**
  * Leaves on `res` what writeHead() and _storeHeader() leave, for a block
  * found in the cache or just rendered, and records it for the write.
@@ -370,7 +357,16 @@ function applyBlock (res, code, message, ownMessage, contentLength, value, last,
   if (last !== null) res._last = last
   res._header = head
   res._headerSent = false
-  setRendered(res, slot, value, lines, chunked)
+  // 26.12+ keeps the answer of _isLenientHeaderValidation() once a block is
+  // rendered. (The renderer itself always validates strictly: where Node
+  // would be lenient, C rejects and Node's own end() takes over.)
+  if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
+  rendered.res = res
+  rendered.head = res._header
+  rendered.slot = slot
+  rendered.length = value
+  rendered.lines = lines
+  rendered.chunked = chunked
 }
 
 // applyBlock() for the block in `tail` (stored as `entry`, or null when it
@@ -761,6 +757,15 @@ function fastWriteHead (res, statusCode, reason, obj) {
     return true
   }
 
+  renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked, teAt)
+  return true
+}
+
+// fastWriteHead() for headers no cached entry holds: renders them (the
+// checks were made while reading), stores the block and applies it. Kept
+// apart so that the cache-hit path stays small enough for V8 to inline
+// what it calls.
+function renderWriteHeadMiss (res, code, message, ownMessage, n, lengthAt, chunked, teAt) {
   resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
   let dated = false
   for (let i = 0; i < n; i++) {
@@ -777,8 +782,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
   const stored = store(res, code, message, n, lengthAt, dated, chunked, teAt)
   const value = chunked ? undefined : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, code, message, typeof reason === 'string', !chunked, value, stored, chunked)
-  return true
+  applyRendered(res, code, message, ownMessage, !chunked, value, stored, chunked)
 }
 
 /**
