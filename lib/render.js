@@ -190,6 +190,9 @@ function Entry () {
   this.n = 0
   this.names = []
   this.values = []
+  // The store's lowercase keys, for a block renderFresh() stored (`fresh`).
+  this.keys = []
+  this.fresh = false
   this.lengthAt = -1 // index of Content-Length in names, -1: appended by Node
   this.chunked = false // writeHead() without Content-Length: chunked framing
   this.teAt = -1 // index of a user Transfer-Encoding in names
@@ -303,6 +306,8 @@ function store (res, code, message, n, lengthAt, hasDate, chunked, teAt) {
   const e = entries[nextSlot]
   nextSlot = (nextSlot + 1) % CACHE_SIZE
   e.lines = 0 // empty while C holds no block for it
+  e.fresh = false
+  if (lastFresh === e) lastFresh = null
   const suffix = tail.head + '\r\n'
   if (binding.cacheSet(e.slot, tail.prefix, suffix, tail.lines) !== 0) return null
   e.code = code
@@ -417,6 +422,11 @@ function renderFresh (res, length) {
     const stored = Object.keys(headers)
     n = stored.length
     observe(n)
+    const c = lastFresh
+    if (c !== null && c.n === n && c.code === code && c.message === message) {
+      const hit = renderAgain(res, c, headers, stored, length)
+      if (hit !== -1) return hit
+    }
     for (let i = 0; i < n; i++) {
       const key = stored[i]
       const entry = headers[key]
@@ -435,6 +445,7 @@ function renderFresh (res, length) {
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
+    if (e.fresh) lastFresh = e
     const head = headOf(e, value)
     applyBlock(res, code, message, false, lengthAt !== -1 ? e.lastNumber : undefined, value, e.last,
       head, e.slot, e.lines, false)
@@ -443,6 +454,41 @@ function renderFresh (res, length) {
   const lines = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
   clearScratch(n)
   return lines
+}
+
+// The entry renderFresh() found or stored last: most responses repeat the
+// one before, and renderAgain() matches them without copying the headers.
+let lastFresh = null
+
+// renderFresh() for a response whose stored headers may be those of entry
+// `c` (same status line and count): compares each key, name and value
+// straight from the store, in order, as findEntry() would compare the
+// copies (the Content-Length value by shape), and applies the block when
+// all match. Returns -1, having changed nothing, when any differs.
+function renderAgain (res, c, headers, stored, length) {
+  const ck = c.keys
+  const cn = c.names
+  const cv = c.values
+  const at = c.lengthAt
+  let value = length
+  for (let i = 0; i < stored.length; i++) {
+    const key = stored[i]
+    if (key !== ck[i]) return -1
+    const entry = headers[key]
+    if (entry[0] !== cn[i]) return -1
+    const v = entry[1]
+    if (i === at) {
+      if (v !== c.lastValue && !lengthCacheable(v)) return -1
+      value = v
+    } else if (v !== cv[i]) {
+      return -1
+    }
+  }
+  if (!stateMatches(c, res, stateOf(res))) return -1
+  const head = headOf(c, value)
+  applyBlock(res, c.code, c.message, false, at !== -1 ? c.lastNumber : undefined, value, c.last,
+    head, c.slot, c.lines, false)
+  return c.lines
 }
 
 function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, length) {
@@ -492,6 +538,12 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
     tail.lines++
   }
   const e = store(res, code, message, n, lengthAt, hasDate, false, -1)
+  if (e !== null) {
+    for (let i = 0; i < n; i++) e.keys[i] = keys[i]
+    e.keys.length = n
+    e.fresh = true
+    lastFresh = e
+  }
 
   const value = lengthAt === -1 ? length : values[lengthAt]
   applyRendered(res, code, message, false, lengthAt !== -1, value, e, false)
