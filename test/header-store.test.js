@@ -255,3 +255,38 @@ t.test('responses with many and few headers, alternating', async t => {
     }
   })
 })
+
+// renderFresh() first compares a response with the entry the one before
+// it used (lib/render.js, renderAgain()): each way the two can differ must
+// still give Node's bytes.
+t.test('fresh responses that repeat the one before, or almost', async t => {
+  const variants = [
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '1') },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '1') },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '2') },
+    (res) => { res.setHeader('content-type', 'text/plain'); res.setHeader('X-A', '2') },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-B', '2') },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('Content-Length', '2') },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('Content-Length', 2) },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('Content-Length', '02') },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '2'); res.statusCode = 201 },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '2'); res.statusMessage = 'Fine' },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '2'); res.sendDate = true },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '2') },
+    (res) => { res.setHeader('X-A', '2'); res.setHeader('Content-Type', 'text/plain') },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '2'); res.removeHeader('X-A') },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', ['2', '3']) },
+    (res) => { res.setHeader('Content-Type', 'text/plain'); res.setHeader('X-A', '2') }
+  ]
+  const requests = variants.map((_, i) => i === variants.length - 1 ? CLOSE : KEEP)
+  await checkParity(t, {
+    name: `${variants.length} fresh responses on one connection`,
+    request: requests,
+    sequential: true,
+    path: { native: variants.length },
+    handler (req, res, ctx) {
+      variants[ctx.index](res)
+      res.end('ok')
+    }
+  })
+})
