@@ -57,16 +57,14 @@ const httpDebug = util.debuglog('http').enabled
 // Node's checkInvalidHeaderChar (lib/_http_common.js).
 const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
 
-// Constants, so that optimized code compares a symbol key with its value
-// instead of a megamorphic keyed load.
 const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } = internals === null ? {} : internals
-// A writable socket of exactly net.Socket's class is not destroyed, and
-// its handle is under a symbol (lib/internals.js, learnSocket()): its
-// `destroyed` and `_handle` getters, three megamorphic loads, are read
-// only for other sockets.
+// A writable socket of exactly net.Socket's class is not destroyed, and its
+// handle is under a symbol (lib/internals.js, learnWritableState() and
+// learn()): its `destroyed` and `_handle` getters, three megamorphic loads,
+// are read only for other sockets.
 const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
-const kHandle = socketState === null ? null : socketState.kHandle
+const learned = internals === null ? null : internals.learned
 let resImplicitHeader, resStoreHeader, resSend, resWriteRaw, resFlushOutput
 let socketWrite, socketCork, socketUncork, socketWrite_, socketWritev, socketWriteGeneric
 if (internals !== null) {
@@ -136,8 +134,8 @@ function fallbackReason (res, chunk, encoding) {
   const socket = res.socket
   if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
   if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.constructor === PlainSocket
-    ? !socket.writable || !socket[kHandle]
+  if (socket.constructor === PlainSocket && learned.kHandle !== null
+    ? !socket.writable || !socket[learned.kHandle]
     : socket.destroyed || !socket.writable || !socket._handle) {
     return FALLBACK.SOCKET_UNWRITABLE
   }

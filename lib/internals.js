@@ -81,17 +81,19 @@ function accessorOf (proto, key) {
 // getters, where each read costs a megamorphic keyed load (about 100
 // instructions): every flag getter of a WritableState is one closure of a
 // shared factory, and Socket#_handle reads a symbol for every kind of
-// socket. Learnt on throwaway objects, and null when any of it does not
-// hold (the shim then reads Node's getters):
+// socket. Learnt here, and null when any of it does not hold (the shim
+// then reads Node's getters):
 // - the Writable state's bit-field symbol and the bit of needDrain, found
-//   by setting the flag and read back through Node's own getter;
-// - the symbol Socket#_handle reads and writes, found through its setter;
-// - that net.Socket reads `destroyed`, `writable` and `writableNeedDrain`
-//   through Duplex's own accessors, so that a writable socket whose
-//   constructor is net.Socket itself (not a subclass: TLS, or a user's) is
-//   known not to be destroyed, and needs a drain exactly when its needDrain
-//   flag says so.
-function learnSocket () {
+//   on a throwaway Writable by setting the flag and reading it back
+//   through Node's own getter;
+// - that net.Socket reads `destroyed`, `writable`, `writableNeedDrain` and
+//   `_handle` through the accessors Duplex and net.Socket define, so that a
+//   writable socket whose constructor is net.Socket itself (not a subclass:
+//   TLS, or a user's) is known not to be destroyed, and needs a drain
+//   exactly when its needDrain flag says so.
+// The symbol behind `_handle` is learnt from the first real socket
+// (learn()).
+function learnWritableState () {
   const w = new stream.Writable({ write (chunk, encoding, cb) { cb() } })
   const state = w._writableState
   const kState = findSymbol(state, 'kState')
@@ -107,23 +109,53 @@ function learnSocket () {
   const proto = net.Socket.prototype
   const duplex = stream.Duplex.prototype
   const handleAccessor = Object.getOwnPropertyDescriptor(proto, '_handle')
-  if (handleAccessor === undefined || typeof handleAccessor.get !== 'function' ||
-      typeof handleAccessor.set !== 'function') {
-    return null
-  }
-  const socket = new net.Socket()
-  const kHandle = findSymbol(socket, 'kHandle')
-  const sentinel = {}
-  socket._handle = sentinel
-  if (kHandle === null || socket[kHandle] !== sentinel || socket._handle !== sentinel) return null
-  socket._handle = null
+  if (handleAccessor === undefined || typeof handleAccessor.get !== 'function') return null
   const plainSocket = accessorOf(proto, 'destroyed') === accessorOf(duplex, 'destroyed') &&
     accessorOf(proto, 'writable') === accessorOf(duplex, 'writable') &&
     accessorOf(proto, 'writableNeedDrain') === accessorOf(duplex, 'writableNeedDrain') &&
     typeof accessorOf(duplex, 'destroyed') === 'function'
-  if (!plainSocket) return null
-  if (proto.constructor !== net.Socket) return null
-  return Object.freeze({ kState, needDrain, kHandle, Socket: net.Socket })
+  if (!plainSocket || proto.constructor !== net.Socket) return null
+  return Object.freeze({ kState, needDrain, Socket: net.Socket, handleGetter: handleAccessor.get })
+}
+
+// What the shim reads off real responses and sockets, learnt from the first
+// ones it sees rather than from objects built at load: a throwaway Server
+// or Socket gives Node's own per-request code (their constructors,
+// Readable#on, the parser callbacks) shapes it never sees otherwise, and
+// that alone cost every response about 1k instructions on Node 24, Node's
+// own path included (benchmark/instructions.js, limit stub with this file
+// loaded). Until a socket was seen the shim reads Node's getters and writes
+// through socket.write().
+// - kUniqueHeaders: on each response of a server (copied from its
+//   options); a response without it reads undefined there, as Node does.
+// - kHandle: what net.Socket's `_handle` getter reads.
+// - lastWriteQueueSize: the socket's record of its last asynchronous write
+//   (net.js), which a direct write the kernel took in part keeps as Node
+//   would.
+const learned = {
+  pending: true,
+  kUniqueHeaders: null,
+  kHandle: null,
+  kLastWriteQueueSize: null
+}
+
+/**
+ * Learns the symbols above from `res` and its socket, once each is there.
+ * @param {import('node:http').ServerResponse} res
+ */
+function learn (res) {
+  if (learned.kUniqueHeaders === null) learned.kUniqueHeaders = findSymbol(res, 'kUniqueHeaders')
+  const socket = res.socket
+  if (learned.kHandle === null && internals !== null && internals.socketState !== null &&
+      socket && socket.constructor === net.Socket) {
+    const handle = internals.socketState.handleGetter.call(socket)
+    const kHandle = findSymbol(socket, 'kHandle')
+    if (handle && kHandle !== null && socket[kHandle] === handle) {
+      learned.kLastWriteQueueSize = findSymbol(socket, 'lastWriteQueueSize')
+      learned.kHandle = kHandle
+    }
+  }
+  learned.pending = learned.kUniqueHeaders === null || learned.kHandle === null
 }
 
 function resolve () {
@@ -154,11 +186,6 @@ function resolve () {
   const kOutHeaders = findSymbol(probe, 'kOutHeaders')
   const kCorked = findSymbol(probe, 'corked')
   if (kOutHeaders === null || kCorked === null) return null
-
-  // kUniqueHeaders is copied from the server onto each response.
-  const server = new http.Server()
-  const kUniqueHeaders = findSymbol(server, 'kUniqueHeaders')
-  if (kUniqueHeaders === null) return null
 
   const resMethods = {}
   for (const name of RES_METHODS) {
@@ -199,11 +226,7 @@ function resolve () {
   }
   if (!/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/.test(nodeDate())) return null
 
-  // The socket's record of its last asynchronous write (net.js), which a
-  // direct write that the kernel took in part must keep as Node would.
-  const kLastWriteQueueSize = findSymbol(new net.Socket(), 'lastWriteQueueSize')
-
-  const socketState = learnSocket()
+  const socketState = learnWritableState()
 
   let protocol = node20
   if (protocolName === 'node24') {
@@ -232,10 +255,10 @@ function resolve () {
     // setHeader() stores headers in a plain object with a null prototype
     // (Node 20 to 24; 26 has a class of its own): see lib/headers.js.
     nullProtoHeaders: shape.nullProtoHeaders === true,
-    kLastWriteQueueSize,
     socketState,
+    learned,
+    learn,
     kCorked,
-    kUniqueHeaders,
     resMethods: Object.freeze(resMethods),
     socketMethods: Object.freeze(socketMethods),
     Socket: net.Socket,

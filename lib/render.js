@@ -44,8 +44,8 @@ const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
 // (RE_TE_CHUNKED, lib/_http_outgoing.js).
 const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
 
-let kOutHeaders, kUniqueHeaders, kLenientCache, nodeDate
-if (internals !== null) ({ kOutHeaders, kUniqueHeaders, kLenientCache, nodeDate } = internals)
+let kOutHeaders, kLenientCache, nodeDate, learned
+if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = internals)
 
 const CACHE_SIZE = binding === null ? 0 : binding.slotCount
 
@@ -155,7 +155,9 @@ function renderEntry (res, key, name, value, isLength) {
   if (Array.isArray(value)) {
     tail.cacheable = false
     if (key === null) key = name.toLowerCase()
-    const unique = res[kUniqueHeaders]
+    // Learnt from the first server response (lib/internals.js): a response
+    // without the symbol reads undefined, as Node does.
+    const unique = learned.kUniqueHeaders === null ? undefined : res[learned.kUniqueHeaders]
     if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
       let head = tail.head
       for (let i = 0; i < value.length; i++) head += name + ': ' + value[i] + '\r\n'

@@ -107,20 +107,20 @@ function countDirect (handle, n) {
   }
 }
 
-const kLastWriteQueueSize = internals === null ? null : internals.kLastWriteQueueSize
 // What end() does once the write is done, per Node line (lib/protocol/).
 const protocol = internals === null ? null : internals.protocol
 const direct = binding !== null && binding.canSend === true && internals !== null &&
-  kLastWriteQueueSize !== null && internals.socketState !== null
+  internals.socketState !== null
 
-// The Writable state's bit field and its needDrain bit, and the symbol of
-// a socket's handle (lib/internals.js, learnSocket()), read here instead of
+// The Writable state's bit field and its needDrain bit (lib/internals.js,
+// learnWritableState()), and the symbols of a socket's handle and last
+// write (learnt from the first socket, learn()), read here instead of
 // through Node's getters.
 const socketState = internals === null ? null : internals.socketState
 const kState = socketState === null ? null : socketState.kState
 const NEED_DRAIN = socketState === null ? 0 : socketState.needDrain
-const kHandle = socketState === null ? null : socketState.kHandle
 const PlainSocket = socketState === null ? null : socketState.Socket
+const learned = internals === null ? null : internals.learned
 
 // Whether the Writable state of a socket of exactly net.Socket's class
 // says needDrain.
@@ -132,8 +132,11 @@ function needDrain (state) {
 // null. Only sockets of exactly net.Socket's class: fallbackReason() found
 // them writable, so writableNeedDrain is the needDrain flag itself.
 function directHandle (socket) {
-  if (!direct || socket.constructor !== PlainSocket) return null
-  const handle = socket[kHandle]
+  if (!direct || socket.constructor !== PlainSocket || learned.kHandle === null ||
+      learned.kLastWriteQueueSize === null) {
+    return null
+  }
+  const handle = socket[learned.kHandle]
   if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle)))) {
     return null
   }
@@ -302,7 +305,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
       const count = nodeLength === -1 ? written : written + nodeLength - total
       state.length += count
       state.writelen += count
-      socket[kLastWriteQueueSize] += written
+      socket[learned.kLastWriteQueueSize] += written
     }
     markNeedDrain(socket, total)
   } else {

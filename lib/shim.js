@@ -167,6 +167,7 @@ function nativeEnd (res, chunk, encoding, callback) {
  */
 function writeHead (statusCode, reason, obj) {
   if (installed && binding !== null && internals !== null && !decide.httpDebug) {
+    if (internals.learned.pending) internals.learn(this)
     const done = render.fastWriteHead(this, statusCode, reason, obj)
     if (done === true) return this
     if (done !== false) return resWriteHead.call(this, statusCode, done[0], done[1])
@@ -196,6 +197,7 @@ function end (chunk, encoding, callback) {
   // After uninstall() a wrapper that captured this function still calls it:
   // Node's own end() then runs, uncounted.
   if (!installed) return nodeEnd.call(this, chunk, encoding, callback)
+  if (internals !== null && internals.learned.pending) internals.learn(this)
   const reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
   if (reason === null) {
     if (nativeEnd(this, c, e, cb)) return this
