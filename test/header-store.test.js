@@ -65,6 +65,21 @@ function errorCode (fn) {
   }
 }
 
+// One response on its own connection: `setup` stores headers, then the
+// store is recorded and the response ends, on both paths.
+function storeParity (t, name, setup) {
+  return checkParity(t, {
+    name,
+    request: CLOSE,
+    path: 'native',
+    handler (req, res, ctx) {
+      setup(res, ctx)
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+}
+
 t.test('the wrapper is in place exactly where Node stores headers in a null-prototype object', async t => {
   const before = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader')
   const uninstall = shim.install()
@@ -138,38 +153,24 @@ t.test('setHeader() that throws on the first header leaves no store behind', asy
 })
 
 t.test('names that objects treat apart: __proto__, integer-like, constructor', async t => {
-  await checkParity(t, {
-    name: 'odd header names in the store',
-    request: CLOSE,
-    path: 'native',
-    handler (req, res, ctx) {
-      res.setHeader('X-Last', 'z')
-      res.setHeader('__proto__', 'p')
-      res.setHeader('123', 'digits')
-      res.setHeader('7', 'seven')
-      res.setHeader('constructor', 'c')
-      res.setHeader('hasOwnProperty', 'h')
-      ctx.record('store', readStore(res))
-      res.end('ok')
-    }
+  await storeParity(t, 'odd header names in the store', (res) => {
+    res.setHeader('X-Last', 'z')
+    res.setHeader('__proto__', 'p')
+    res.setHeader('123', 'digits')
+    res.setHeader('7', 'seven')
+    res.setHeader('constructor', 'c')
+    res.setHeader('hasOwnProperty', 'h')
   })
 })
 
 t.test('removeHeader(), appendHeader() and a second setHeader() of a name on the store', async t => {
-  await checkParity(t, {
-    name: 'mutating the store before end()',
-    request: CLOSE,
-    path: 'native',
-    handler (req, res, ctx) {
-      res.setHeader('Content-Type', 'text/plain')
-      res.setHeader('X-A', '1')
-      res.setHeader('X-B', '2')
-      res.removeHeader('x-a')
-      res.setHeader('x-b', '3')
-      if (typeof res.appendHeader === 'function') res.appendHeader('X-C', 'c1').appendHeader('X-C', 'c2')
-      ctx.record('store', readStore(res))
-      res.end('ok')
-    }
+  await storeParity(t, 'mutating the store before end()', (res) => {
+    res.setHeader('Content-Type', 'text/plain')
+    res.setHeader('X-A', '1')
+    res.setHeader('X-B', '2')
+    res.removeHeader('x-a')
+    res.setHeader('x-b', '3')
+    if (typeof res.appendHeader === 'function') res.appendHeader('X-C', 'c1').appendHeader('X-C', 'c2')
   })
 })
 
@@ -194,24 +195,17 @@ t.test('the first setHeader() with an array or an object value is Node\'s alone'
 
 t.test('a setHeader() wrapper put on OutgoingMessage.prototype after install still runs', async t => {
   const calls = []
-  await checkParity(t, {
-    name: 'OutgoingMessage#setHeader wrapped by the handler',
-    request: CLOSE,
-    path: 'native',
-    handler (req, res, ctx) {
-      const original = OutgoingMessage.prototype.setHeader
-      OutgoingMessage.prototype.setHeader = function (name, value) {
-        calls.push(name)
-        return original.call(this, name, value)
-      }
-      try {
-        res.setHeader('Content-Type', 'text/plain')
-        res.setHeader('X-A', '1')
-      } finally {
-        OutgoingMessage.prototype.setHeader = original
-      }
-      ctx.record('store', readStore(res))
-      res.end('ok')
+  await storeParity(t, 'OutgoingMessage#setHeader wrapped by the handler', (res) => {
+    const original = OutgoingMessage.prototype.setHeader
+    OutgoingMessage.prototype.setHeader = function (name, value) {
+      calls.push(name)
+      return original.call(this, name, value)
+    }
+    try {
+      res.setHeader('Content-Type', 'text/plain')
+      res.setHeader('X-A', '1')
+    } finally {
+      OutgoingMessage.prototype.setHeader = original
     }
   })
   t.strictSame(calls, ['Content-Type', 'X-A', 'Content-Type', 'X-A'], 'the wrapper saw every call on both paths')
