@@ -144,8 +144,15 @@ const learned = {
  * @param {import('node:http').ServerResponse} res
  */
 function learn (res) {
-  if (learned.kUniqueHeaders === null) learned.kUniqueHeaders = findSymbol(res, 'kUniqueHeaders')
   const socket = res.socket
+  if (learned.kUniqueHeaders === null) {
+    // A server's response without it: this line has no such option, and a
+    // symbol no response carries reads undefined there, as Node does. (A
+    // standalone response lacks it anyway: the next one is asked.)
+    const k = findSymbol(res, 'kUniqueHeaders')
+    if (k !== null) learned.kUniqueHeaders = k
+    else if (socket) learned.kUniqueHeaders = Symbol('http-oneshot no uniqueHeaders')
+  }
   if (learned.kHandle === null && internals !== null && internals.socketState !== null &&
       socket && socket.constructor === net.Socket) {
     const handle = internals.socketState.handleGetter.call(socket)
