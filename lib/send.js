@@ -14,13 +14,17 @@ const FLAGS = binding === null ? null : binding.flags
 const processObject = process
 const { allocUnsafe, byteLength } = Buffer
 const stringSlice = String.prototype.slice
+const { latin1Slice } = Buffer.prototype
 // The intrinsic TypedArray getters: a Uint8Array subclass cannot intercept
 // the view of a body's unwritten rest.
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
 const getBuffer = Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get
 const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get
-// sendCached() results (src/binding.c, src/send.h).
+// sendCached() results (src/binding.c, src/send.h): at or below
+// -SEND_REJECT the core rejected the response, at or below -SEND_FAILED
+// the write failed with an errno.
 const SEND_REJECT = 100
+const SEND_FAILED = binding === null ? 0 : binding.sendFailed
 // send()'s result when a body above COPY_MAX_BODY could not go out in a
 // direct write: Node's own end() writes it without the copy.
 const SEND_TOO_LARGE = -1
@@ -32,6 +36,7 @@ const COPY_MAX_BODY = 4 * 1024
 // one number.
 const KEY_SHIFT = binding === null ? 0 : binding.keyShift
 const KEY_REPEAT = binding === null ? 0 : binding.keyRepeat
+const KEY_CHECK = binding === null ? 0 : binding.keyCheck
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -61,6 +66,16 @@ const directStats = { direct: 0, partial: 0 }
 // direct write; a write through socket.write() leaves that to the
 // Writable's own afterWrite.
 // Anything else takes socket.write() as before.
+//
+// A pending socket error (a reset that arrived before the server read it)
+// fails the direct write, which consumes it: the kernel answers any later
+// write with EPIPE. The message then goes to socket.write() with the
+// handle's writeBuffer answering that one call with the direct write's
+// error (writeReporting()), so Node's own write path reports it, with its
+// own bookkeeping. Only where the rest would go to Node's own end() (a body
+// above COPY_MAX_BODY, which is not copied) does C check for a pending
+// error first, with a poll() that leaves it in place: a system call that
+// costs a small response more than everything else the kernel does for it.
 
 // The handle class, its writeBuffer and its byte counter, learnt from the
 // first TCP handle seen (a listening server's handle is one too).
@@ -154,6 +169,28 @@ function markNeedDrain (socket, total) {
   if (total >= state.highWaterMark) state.needDrain = true
 }
 
+// Writes `data` (the message, as a Buffer or a latin1 string) with
+// socket.write() after a direct write failed with `errno`: the handle's
+// write method answers that one call with the error (a libuv code:
+// -errno), as its own does for a write that fails at once, and Node's
+// write path reports it. A failed Buffer write counts its bytes in the
+// handle's byte counter all the same; a failed string write does not.
+function writeReporting (socket, handle, data, errno, onWrite) {
+  handle.writeBuffer = function writeBuffer () {
+    countDirect(handle, data.length)
+    return -errno
+  }
+  handle.writeLatin1String = function writeLatin1String () {
+    return -errno
+  }
+  try {
+    socket.write(data, 'latin1', onWrite)
+  } finally {
+    delete handle.writeBuffer
+    delete handle.writeLatin1String
+  }
+}
+
 // The tick after a direct write: what afterWriteTick()/afterWrite() do for
 // one completed write whose callback is the protocol's onFinish.
 function afterDirectWrite (socket, res) {
@@ -232,11 +269,17 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return binding.errors.ENONASCII
   const body = chunk || undefined
   let written = -1
+  // The errno of a direct write that failed.
+  let failed = 0
   // A length of -1 repeats the digits C kept for the slot (lib/render.js).
   const key = slot < 0 ? 0 : slot | flags << KEY_SHIFT | (length === -1 ? KEY_REPEAT : 0)
   if (handle !== null) {
-    written = binding.sendCached(handle.fd, key, length, body)
-    if (written <= -SEND_REJECT) return -written - SEND_REJECT
+    written = binding.sendCached(handle.fd, len > COPY_MAX_BODY ? key | KEY_CHECK : key, length, body)
+    if (written <= -SEND_REJECT) {
+      if (written > -SEND_FAILED) return -written - SEND_REJECT
+      failed = -written - SEND_FAILED
+      written = 0
+    }
   }
   let out = null
   // With `out` null and `written` short of `total`: the body's unwritten
@@ -309,7 +352,16 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     }
     markNeedDrain(socket, total)
   } else {
-    socket.write(out, (err) => protocol.onFinish(res, err))
+    const onWrite = (err) => protocol.onFinish(res, err)
+    // The message in the form Node's own end() hands the socket: a failed
+    // write of one string leaves the handle's byte counter as it was, where
+    // a Buffer or a writev counts the bytes all the same.
+    const data = protocol.oneStringWrite(chunk, chunked) ? latin1Slice.call(out) : out
+    if (failed === 0) {
+      socket.write(data, 'latin1', onWrite)
+    } else {
+      writeReporting(socket, handle, data, failed, onWrite)
+    }
     const state = socket._writableState
     if (nodeLength !== -1 && state.length === total && state.writelen === total) {
       state.length = nodeLength

@@ -11,6 +11,8 @@
  *   fillCached(dst, key, length, body)               -> error code
  *   sendCached(fd, key, length, body)                -> bytes written | < 0
  *     key = slot | flags << keyShift | (repeat the slot's last length ? keyRepeat : 0)
+ *           | (check for a pending socket error first ? keyCheck : 0)
+ *     below 0: -1 not written, -(sendFailed + errno) failed, -(100 + code) rejected
  *   canSend  false where sendCached() can never write (no POSIX sockets)
  *   flags  {CHUNKED, BODY_LATIN1, HEAD_UTF8, ASCII_ONLY}
  *   errors {<core error name without HM_>: code, ENONASCII: 64}
@@ -106,6 +108,8 @@ typedef struct {
   size_t fields_cap;
   struct span_s *spans;
   size_t spans_cap;
+  /* sendCached(): a small message gathered for one send() (src/send.h). */
+  char send_scratch[HM_SEND_COPY_MAX];
 } instance_t;
 
 /* Reads the pending Node-API error before any other call resets it, then
@@ -1100,19 +1104,22 @@ static bool read_length(napi_env env, napi_value v, const char *fn, slot_t *slot
  * and the message they make. */
 typedef struct {
   const slot_t *slot;
+  uint32_t key;
   char digits[HM_LENGTH_DIGITS_MAX + 1];
   hm_str_t length;
   hm_str_t body;
   hm_parts_t parts;
 } holed_t;
 
-/* The `key` argument of fillCached() and sendCached(): the slot, the flags
- * and whether to repeat the slot's last Content-Length digits, in one
- * number (one Node-API read instead of three per response). */
+/* The `key` argument of fillCached() and sendCached(): the slot, the flags,
+ * whether to repeat the slot's last Content-Length digits and (sendCached()
+ * only) whether to check for a pending socket error first, in one number
+ * (one Node-API read instead of four per response). */
 #define KEY_SLOT_MASK   0xfu
 #define KEY_FLAGS_SHIFT 4
 #define KEY_REPEAT      (1u << 9)
-#define KEY_ALL         (KEY_SLOT_MASK | (FLAG_ALL << KEY_FLAGS_SHIFT) | KEY_REPEAT)
+#define KEY_CHECK       (1u << 10)
+#define KEY_ALL         (KEY_SLOT_MASK | (FLAG_ALL << KEY_FLAGS_SHIFT) | KEY_REPEAT | KEY_CHECK)
 _Static_assert(SLOT_COUNT - 1 <= KEY_SLOT_MASK, "slot indexes must fit the key");
 _Static_assert((FLAG_ALL << KEY_FLAGS_SHIFT) < KEY_REPEAT, "flags must fit below KEY_REPEAT");
 
@@ -1136,6 +1143,7 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
   const unsigned flags = (key >> KEY_FLAGS_SHIFT) & FLAG_ALL;
   slot_t *slot = &inst->slots[key & KEY_SLOT_MASK];
   h->slot = slot;
+  h->key = key;
   h->length = (hm_str_t){h->digits, 0};
   if (slot->framing == HM_FRAMING_RAW) {
     if (key & KEY_REPEAT) {
@@ -1206,16 +1214,22 @@ static napi_value js_fill_cached(napi_env env, napi_callback_info info)
   return make_code(env, reject);
 }
 
-/* What sendCached() returns for a rejected response: below every other
- * result, so JS reads the core's code back as -(result) - SEND_REJECT. */
+/* What sendCached() returns for a rejected response, and for a write that
+ * failed with an errno: below every other result, so JS reads the core's
+ * code back as -(result) - SEND_REJECT and the errno as -(result) -
+ * SEND_FAILED. */
 #define SEND_REJECT 100
+#define SEND_FAILED 1000
+_Static_assert(SEND_REJECT + ERR_NONASCII < SEND_FAILED, "rejections stay above failures");
 
-/* sendCached(fd, key, length, body): writes the response
- * fillCached() would build straight to the socket descriptor `fd`, in one
- * sendmsg() (src/send.c). Returns the bytes written (the rest, if any, is
- * the caller's to write), HM_SEND_NOT_READY (-1) or HM_SEND_FAILED (-2)
- * when nothing was written, or -(SEND_REJECT + code) when the core rejects
- * the response (nothing written either). */
+/* sendCached(fd, key, length, body): writes the response fillCached()
+ * would build straight to the socket descriptor `fd`, in one send() or
+ * sendmsg() (src/send.c), after a check for a pending socket error when the
+ * key has KEY_CHECK. Returns the bytes written (the rest, if any, is the
+ * caller's to write), HM_SEND_NOT_READY (-1) when nothing was written,
+ * -(SEND_FAILED + errno) when the write failed (nothing written; the
+ * caller reports the error), or -(SEND_REJECT + code) when the core
+ * rejects the response (nothing written either). */
 static napi_value js_send_cached(napi_env env, napi_callback_info info)
 {
   napi_value argv[6];
@@ -1239,7 +1253,11 @@ static napi_value js_send_cached(napi_env env, napi_callback_info info)
     result = -(long)(SEND_REJECT + reject);
   } else {
     int err = 0;
-    result = hm_send(fd, h.parts.part, HM_BLOCK_PARTS, &err);
+    result = hm_send(fd, h.parts.part, HM_BLOCK_PARTS, (h.key & KEY_CHECK) != 0,
+                     inst->send_scratch, &err);
+    if (result == HM_SEND_FAILED)
+      result = err > 0 && err < INT32_MAX - SEND_FAILED ? -(long)(SEND_FAILED + err)
+                                                        : HM_SEND_NOT_READY;
   }
   arena_trim(inst);
   /* An int32 result (every one a socket below its high-water mark gives)
@@ -1361,6 +1379,10 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
   CALL(env, napi_create_uint32(env, KEY_FLAGS_SHIFT, &key_shift));
   napi_value key_repeat;
   CALL(env, napi_create_uint32(env, KEY_REPEAT, &key_repeat));
+  napi_value key_check;
+  CALL(env, napi_create_uint32(env, KEY_CHECK, &key_check));
+  napi_value send_failed;
+  CALL(env, napi_create_uint32(env, SEND_FAILED, &send_failed));
   napi_value can_send;
   CALL(env, napi_get_boolean(env, hm_send_available() != 0, &can_send));
 
@@ -1379,6 +1401,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
       {"slotCount", NULL, NULL, NULL, NULL, slot_count, napi_enumerable, NULL},
       {"keyShift", NULL, NULL, NULL, NULL, key_shift, napi_enumerable, NULL},
       {"keyRepeat", NULL, NULL, NULL, NULL, key_repeat, napi_enumerable, NULL},
+      {"keyCheck", NULL, NULL, NULL, NULL, key_check, napi_enumerable, NULL},
+      {"sendFailed", NULL, NULL, NULL, NULL, send_failed, napi_enumerable, NULL},
   };
   CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
   return exports;

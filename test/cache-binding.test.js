@@ -80,7 +80,7 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
 
   t.test('a key with unknown bits or a slot out of range is a TypeError', async t => {
     const dst = Buffer.alloc(64)
-    for (const key of [binding.slotCount, binding.keyRepeat << 1, -1, 'x']) {
+    for (const key of [binding.slotCount, binding.keyCheck << 1, -1, 'x']) {
       t.throws(() => binding.fillCached(dst, key, 2, 'ab'), TypeError, `key ${String(key)}`)
     }
   })

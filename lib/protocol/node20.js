@@ -24,4 +24,16 @@ function onFinish (res) {
   res.emit('finish')
 }
 
-module.exports = { name: 'node20', queueEndCallback, onFinish }
+/**
+ * Whether end() hands the socket one string and nothing else: only without
+ * a body (none, an empty string, or one Node drops), when the header rides
+ * the empty write that carries 'finish'. With a body, that empty write
+ * follows it, and the socket writes both at once (writev).
+ * @param {string|Uint8Array|null|undefined} chunk the body end() sends
+ * @returns {boolean}
+ */
+function oneStringWrite (chunk) {
+  return !chunk
+}
+
+module.exports = { name: 'node20', queueEndCallback, onFinish, oneStringWrite }

@@ -47,7 +47,14 @@ function create (k) {
     res.emit('finish')
   }
 
-  return { name: 'node24', queueEndCallback, onFinish }
+  // end() hands the socket one string without a body, or with a string
+  // body that needs no framing (the header rides it, with 'finish'); a
+  // Uint8Array body, or chunk framing, makes it write several chunks.
+  function oneStringWrite (chunk, chunked) {
+    return !chunk || (typeof chunk === 'string' && !chunked)
+  }
+
+  return { name: 'node24', queueEndCallback, onFinish, oneStringWrite }
 }
 
 module.exports = { create }
