@@ -164,7 +164,7 @@ t.test('fastify.inject()', async t => {
         uninstall()
       }
       const stats = oneshot.stats()
-      totals.add(stats)
+      totals.add(stats, { realSocket: false })
       t.strictSame(res, legacy, 'the injected response is the same')
       t.equal(stats.native, 0, 'never native on a fake socket')
       t.strictSame(pathStats(stats), expectedStats({ native: 0, fallback: 1, reasons: { [reason]: 1 } }),
