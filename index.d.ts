@@ -164,6 +164,12 @@ export interface Stats {
   partial: number
   /** Fallbacks per reason. */
   reasons: Partial<Record<FallbackReason, number>>
+  /**
+   * write() calls of chunked responses: sent with fewer socket writes
+   * (native, Node lines whose write() the shim reproduces) or by Node's own
+   * write() (fallback).
+   */
+  writes: { native: number, fallback: number }
 }
 
 /** Counters since load or the last resetStats(). */

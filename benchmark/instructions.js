@@ -108,6 +108,21 @@ const SHAPES = {
     weight: 2,
     optional: true
   },
+  // Streamed: three write() calls, then end() (Node's chunks=4 rows).
+  chunks4: {
+    label: 'writeHead(200, {CT}) + 3 × write + end (chunked framing, 1 KiB)',
+    config: { chunks: 4, chunkedEnc: 1, len: 1024 },
+    body: 1024,
+    weight: 1,
+    optional: true
+  },
+  chunks4cl: {
+    label: 'writeHead(200, {CT, CL}) + 3 × write + end (1 KiB)',
+    config: { chunks: 4, len: 1024 },
+    body: 1024,
+    weight: 1,
+    optional: true
+  },
   fastify: {
     label: 'fastify hello (GET /, JSON)',
     app: path.join(__dirname, 'apps', 'fastify-hello.js'),

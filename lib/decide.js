@@ -292,6 +292,55 @@ function bodyDropped (res) {
   return isBodylessStatus(status | 0)
 }
 
+// Why write() leaves a chunk to Node where no FALLBACK value says it: the
+// response is framed by Content-Length (one write already), the chunk is
+// empty (Node passes it through unframed), or the header is not rendered
+// yet (the caller renders it as write_() does, then asks again).
+const WRITE = Object.freeze({
+  LENGTH_FRAMING: 'length-framing',
+  EMPTY_CHUNK: 'empty-chunk',
+  HEADER_PENDING: 'header-pending'
+})
+
+/**
+ * Decides whether res.write(chunk, encoding) may send its chunk with fewer
+ * socket writes (lib/send.js, writeChunk()): with chunked framing, on a
+ * line where the probe found Node 20's write() (internals.chunkedWrite).
+ * Checks write_() and _writeRaw() in their order, without side effects.
+ * @param {http.ServerResponse} res
+ * @param {*} chunk the chunk as write() received it
+ * @param {*} encoding the encoding, after argument shuffling
+ * @returns {string|null} null to send it, else why Node's write() runs
+ */
+function writeReason (res, chunk, encoding) {
+  if (binding === null) return FALLBACK.NO_BINDING
+  if (internals === null || !internals.chunkedWrite) return FALLBACK.UNSUPPORTED_NODE
+  // NODE_DEBUG=http: write_() prints its result.
+  if (httpDebug) return FALLBACK.DEBUG
+  if (typeof chunk === 'string') {
+    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
+  } else if (!isUint8Array(chunk)) {
+    return FALLBACK.CHUNK_TYPE
+  }
+  if (res.finished) return FALLBACK.FINISHED
+  if (res.destroyed) return FALLBACK.DESTROYED
+  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  if (res._header === null) return WRITE.HEADER_PENDING
+  if (typeof res._header !== 'string') return FALLBACK.INVALID
+  if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
+  if (res.chunkedEncoding !== true) return WRITE.LENGTH_FRAMING
+  if (chunk.length === 0) return WRITE.EMPTY_CHUNK
+  const socket = res.socket
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
+  // Node 22 holds chunks on a corked response (kChunkedBuffer).
+  if (res.outputData.length !== 0 || res[kCorked] !== 0) return FALLBACK.SOCKET_BUSY
+  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  return null
+}
+
 // The reason a bodyless response falls back with.
 function noBodyReason (req) {
   return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
@@ -305,6 +354,8 @@ module.exports = {
   rendered,
   httpDebug,
   fallbackReason,
+  WRITE,
+  writeReason,
   bodyDropped,
   isBodylessStatus,
   valueReason,

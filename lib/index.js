@@ -115,10 +115,13 @@ function isActive () {
 
 /**
  * Counters since load or the last resetStats().
- * @returns {{ native: number, fallback: number, reasons: Record<string, number> }}
+ * @returns {{ native: number, fallback: number, direct: number, partial: number,
+ *   reasons: Record<string, number>, writes: { native: number, fallback: number } }}
  */
 function stats () {
-  if (shim === null) return { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {} }
+  if (shim === null) {
+    return { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 } }
+  }
   return {
     native: shim.stats.native,
     fallback: shim.stats.fallback,
@@ -126,7 +129,10 @@ function stats () {
     // (direct), or in part with the rest through socket.write() (partial).
     direct: shim.directStats.direct,
     partial: shim.directStats.partial,
-    reasons: Object.assign({}, shim.stats.reasons)
+    reasons: Object.assign({}, shim.stats.reasons),
+    // write() calls of chunked responses sent in fewer socket writes
+    // (native), and those Node's own write() handled (fallback).
+    writes: { native: shim.stats.writes.native, fallback: shim.stats.writes.fallback }
   }
 }
 
@@ -136,6 +142,8 @@ function resetStats () {
   shim.stats.fallback = 0
   shim.directStats.direct = 0
   shim.directStats.partial = 0
+  shim.stats.writes.native = 0
+  shim.stats.writes.fallback = 0
   for (const key of Object.keys(shim.stats.reasons)) delete shim.stats.reasons[key]
 }
 

@@ -170,9 +170,12 @@ function resolve () {
   const OM = http.OutgoingMessage
   if (typeof SR !== 'function' || typeof OM !== 'function') return null
 
-  const probed = probeIsolated({ end: OM.prototype.end, writeHead: SR.prototype.writeHead })
+  const probed = probeIsolated({
+    end: OM.prototype.end, writeHead: SR.prototype.writeHead, write: OM.prototype.write
+  })
   const protocolName = probed.protocol
-  debug('end() protocol: %s (probed in %s)', protocolName, probed.isolated ? 'a child process' : 'this process')
+  debug('end() protocol: %s, chunked write(): %s (probed in %s)', protocolName, probed.write,
+    probed.isolated ? 'a child process' : 'this process')
   if (protocolName === null) return null
   const known = new Set(KNOWN_SYMBOLS)
   if (protocolName === 'node24') for (const name of NODE24_SYMBOLS) known.add(name)
@@ -253,6 +256,14 @@ function resolve () {
   // write_() then throws for a body Node would otherwise drop (HEAD, 1xx,
   // 204, 304). Null where Node has no such option.
   const kRejectNonStandardBodyWrites = findSymbol(probe, 'kRejectNonStandardBodyWrites')
+  // write() with chunked framing: where the probe found Node 20's four
+  // writes on a corked socket (Node 20 and 22, 24.0-24.x, 26.0-26.x; see
+  // lib/protocol/probe.js, probeWrite()), the shim sends each chunk with
+  // its framing in fewer writes (lib/send.js, writeChunk()). write() sets
+  // kNeedDrain on the response when the socket asks to wait.
+  const kNeedDrain = findSymbol(probe, 'kNeedDrain')
+  const chunkedWrite = probed.write === 'node20' && kNeedDrain !== null &&
+    typeof OM.prototype.write === 'function'
 
   return Object.freeze({
     protocol,
@@ -266,6 +277,9 @@ function resolve () {
     learned,
     learn,
     kCorked,
+    chunkedWrite,
+    kNeedDrain,
+    write: OM.prototype.write,
     resMethods: Object.freeze(resMethods),
     socketMethods: Object.freeze(socketMethods),
     Socket: net.Socket,

@@ -376,4 +376,81 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   return 0
 }
 
-module.exports = { FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, directHandle, directStats }
+// --- write() with chunked framing -------------------------------------------
+//
+// Node 20's write_() frames a chunk with four writes on the socket, which it
+// corks until the next tick: the chunk-size line (latin1, with the header
+// in front on the first write), a CRLF Buffer, the chunk, and a CRLF Buffer
+// carrying the callback. writeChunk() sends the same bytes in two writes (a
+// string chunk joined to its size line) or three (a Uint8Array, not
+// copied), on the same cork. Node's Writable counts what it holds by the
+// length of each write (chars for a string), so writableLength, needDrain,
+// 'drain', bytesWritten and the write's return value read the same; the
+// callback rides the last write, as in Node; and at least two writes wait
+// on the cork, so the tick's uncork writes them with writev as Node's four.
+
+// write_()'s CRLF, a Buffer of its own: never handed to user code.
+const CRLF_BUF = Buffer.from('\r\n', 'latin1')
+const numberToString = Number.prototype.toString
+// A header block Node rendered may hold latin1 chars, which a UTF-8 write
+// would encode differently.
+// eslint-disable-next-line no-control-regex -- every char below 0x80 is ASCII
+const NON_ASCII = /[^\x00-\x7f]/
+const kNeedDrain = internals === null ? null : internals.kNeedDrain
+
+// write_()'s connectionCorkNT.
+function uncorkSocket (socket) {
+  socket.uncork()
+}
+
+/**
+ * Sends one chunk of a chunked response, as write_() does once
+ * lib/decide.js writeReason() said yes, and returns what write() returns.
+ * @param {http.ServerResponse} res
+ * @param {string|Uint8Array} chunk a non-empty chunk
+ * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
+ * @param {Function|undefined} callback
+ * @returns {boolean}
+ */
+function writeChunk (res, chunk, encoding, callback) {
+  const socket = res.socket
+  const isString = typeof chunk === 'string'
+  const latin1 = encoding === 'latin1'
+  const len = isString ? (latin1 ? chunk.length : byteLength(chunk, 'utf8')) : chunk.byteLength
+  if (!socket.writableCorked) {
+    socket.cork()
+    processObject.nextTick(uncorkSocket, socket)
+  }
+  let line = numberToString.call(len, 16) + '\r\n'
+  let merged = false
+  if (!res._headerSent) {
+    line = res._header + line
+    res._headerSent = true
+    merged = true
+  }
+  if (!isString) {
+    socket.write(line, 'latin1')
+    socket.write(chunk)
+  } else if (latin1 || !merged || !NON_ASCII.test(line)) {
+    // The size line is ASCII (and so is the header here, unless the chunk
+    // is latin1 too): the same bytes in the chunk's encoding.
+    socket.write(line + chunk, latin1 ? 'latin1' : 'utf8')
+  } else {
+    socket.write(line, 'latin1')
+    socket.write(chunk, 'utf8')
+  }
+  const ret = socket.write(CRLF_BUF, typeof callback === 'function' ? callback : nop)
+  if (!ret) res[kNeedDrain] = true
+  return ret
+}
+
+module.exports = {
+  FLAGS,
+  COPY_MAX_BODY,
+  SEND_TOO_LARGE,
+  countLines,
+  send,
+  writeChunk,
+  directHandle,
+  directStats
+}

@@ -12,22 +12,26 @@ const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
 const headers = require('./headers.js')
-const { FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, directHandle, directStats } = require('./send.js')
+const {
+  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, writeChunk, directHandle, directStats
+} = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
 const debugEnabled = debug.enabled
 
-const { FALLBACK, DEFAULT_MAX_BODY, options, fallbackReason } = decide
+const { FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason } = decide
 const { RENDER_BY_NODE, RENDER_FALLBACK, rendered } = render
 
-const stats = { native: 0, fallback: 0, reasons: Object.create(null) }
+// end() calls by path (and fallback reason); write() calls by path.
+const stats = { native: 0, fallback: 0, reasons: Object.create(null), writes: { native: 0, fallback: 0 } }
 
 // Read once: the global Buffer is a getter.
 const { byteLength } = Buffer
 
 const { ServerResponse, OutgoingMessage } = http
 const legacyEnd = OutgoingMessage.prototype.end
+const legacyWrite = OutgoingMessage.prototype.write
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 
 // Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
@@ -207,9 +211,45 @@ function end (chunk, encoding, callback) {
   return nodeEnd.call(this, chunk, encoding, callback)
 }
 
+/**
+ * ServerResponse#write replacement, where the probe found Node 20's
+ * chunked write() (internals.chunkedWrite): a chunk of a chunked response
+ * goes to the socket in two or three writes instead of four
+ * (lib/send.js, writeChunk()); anything else is Node's own write().
+ */
+function write (chunk, encoding, callback) {
+  // A wrapper of OutgoingMessage#write installed after this one is Node's
+  // write() as far as this response is concerned.
+  const nodeWrite = OutgoingMessage.prototype.write
+  if (!installed) return nodeWrite.call(this, chunk, encoding, callback)
+  let e = encoding
+  let cb = callback
+  if (typeof e === 'function') {
+    cb = e
+    e = null
+  }
+  let reason = nodeWrite !== legacyWrite ? FALLBACK.PATCHED : writeReason(this, chunk, e)
+  if (reason === WRITE.HEADER_PENDING) {
+    // write_() renders the header here, after the checks writeReason()
+    // made; Node's write() continues from a rendered header the same way.
+    this._implicitHeader()
+    reason = writeReason(this, chunk, e)
+  }
+  if (reason === null) {
+    stats.writes.native++
+    return writeChunk(this, chunk, e, cb)
+  }
+  stats.writes.fallback++
+  if (debugEnabled) debug('write() by Node: %s', reason)
+  return nodeWrite.call(this, chunk, encoding, callback)
+}
+
 let installed = false
 let previousEnd
 let previousWriteHead
+// The descriptor write() replaced (undefined: none, ServerResponse
+// inherited OutgoingMessage's), or null when install() left write() alone.
+let previousWrite = null
 
 // Where the native path can never run (no addon, or a Node line whose
 // internals lib/internals.js does not recognise) install() leaves Node's
@@ -228,6 +268,12 @@ function install () {
       ...previousWriteHead, value: writeHead
     })
     decide.setWriteHead(writeHead)
+  }
+  if (internals.chunkedWrite && ServerResponse.prototype.write === legacyWrite) {
+    previousWrite = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'write')
+    Object.defineProperty(ServerResponse.prototype, 'write', {
+      value: write, writable: true, enumerable: false, configurable: true
+    })
   }
   headers.install()
   installed = true
@@ -262,6 +308,16 @@ function uninstall () {
     previousWriteHead = undefined
     decide.setWriteHead(resWriteHead)
   }
+  if (previousWrite !== null) {
+    if (ownValue(proto, 'write') === write) {
+      if (previousWrite === undefined) {
+        delete proto.write
+      } else {
+        Object.defineProperty(proto, 'write', previousWrite)
+      }
+    }
+    previousWrite = null
+  }
   headers.uninstall()
   installed = false
 }
@@ -272,6 +328,7 @@ module.exports = {
   COPY_MAX_BODY,
   fallbackReason,
   end,
+  write,
   install,
   uninstall,
   isInstalled: () => installed,

@@ -271,21 +271,25 @@ t.test('install({ maxBodySize })', async t => {
 t.test('stats() and resetStats()', async t => {
   oneshot.resetStats()
   const zero = oneshot.stats()
-  t.strictSame(zero, { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {} })
-  t.strictSame(Object.keys(zero), ['native', 'fallback', 'direct', 'partial', 'reasons'])
+  t.strictSame(zero, { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 } })
+  t.strictSame(Object.keys(zero), ['native', 'fallback', 'direct', 'partial', 'reasons', 'writes'])
   shim.stats.native = 3
   shim.stats.fallback = 2
   shim.stats.reasons.head = 2
+  shim.stats.writes.native = 4
+  shim.stats.writes.fallback = 1
   shim.directStats.direct = 2
   shim.directStats.partial = 1
   const s = oneshot.stats()
-  t.strictSame(s, { native: 3, fallback: 2, direct: 2, partial: 1, reasons: { head: 2 } })
+  t.strictSame(s, { native: 3, fallback: 2, direct: 2, partial: 1, reasons: { head: 2 }, writes: { native: 4, fallback: 1 } })
   s.reasons.head = 99
   s.native = 99
+  s.writes.native = 99
   t.equal(oneshot.stats().reasons.head, 2, 'stats() returns a copy')
+  t.equal(oneshot.stats().writes.native, 4, 'with a copy of the write counts')
   t.equal(oneshot.stats().native, 3)
   oneshot.resetStats()
-  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {} })
+  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 } })
 })
 
 t.test('FALLBACK', async t => {

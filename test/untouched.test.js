@@ -11,6 +11,7 @@ const net = require('node:net')
 const t = require('tap')
 
 const oneshot = require('../lib/index.js')
+const internals = require('../lib/internals.js')
 const { expectedStats, shimActive, pathStats } = require('./helpers/expect-path.js')
 const { close, listen } = require('./helpers/framework-capture.js')
 const { nullPrototypeHeaderStore } = require('./helpers/node-line.js')
@@ -43,7 +44,7 @@ function diffKeys (before, after) {
 
 // writeHead is replaced only where the shim is active: on other Node lines
 // it has nothing to render with and install() leaves it to Node.
-t.test('install() defines end, writeHead and (where it applies) setHeader on ServerResponse.prototype only', async t => {
+t.test('install() defines end, writeHead and (where they apply) setHeader and write on ServerResponse.prototype only', async t => {
   const targets = {
     ServerResponse: http.ServerResponse.prototype,
     OutgoingMessage: http.OutgoingMessage.prototype,
@@ -70,9 +71,14 @@ t.test('install() defines end, writeHead and (where it applies) setHeader on Ser
     if (shimActive) {
       // setHeader() too where Node's store is a null-prototype object
       // (lib/headers.js).
-      const wrapped = nullPrototypeHeaderStore() ? ['end', 'setHeader', 'writeHead'] : ['end', 'writeHead']
+      // write() too where the probe found Node 20's chunked write()
+      // (lib/send.js, writeChunk()).
+      const wrapped = ['end']
+      if (nullPrototypeHeaderStore()) wrapped.push('setHeader')
+      if (internals.chunkedWrite) wrapped.push('write')
+      wrapped.push('writeHead')
       t.strictSame(changed, { ServerResponse: wrapped },
-        'only ServerResponse.prototype.end, writeHead (and setHeader) changed')
+        'only ServerResponse.prototype.end, writeHead (and setHeader, write) changed')
       t.equal(wh.value.name, 'writeHead', 'the writeHead wrapper is named writeHead')
       t.equal(wh.value.length, 3, 'the writeHead wrapper takes three arguments, like Node\'s')
     } else {

@@ -276,6 +276,76 @@ function probeReport (fns = {}) {
   }
 }
 
+// One write() of Node's own on a response whose header writeHead()
+// rendered without Content-Length (chunked framing): what it does to the
+// socket and the response.
+function writeRun (fns) {
+  const { SR, OM, write, writeHead } = fns
+  const res = newResponse(SR, OM)
+  res.sendDate = false
+  res.shouldKeepAlive = false
+  const { socket, state, calls, writes } = fakeSocket()
+  SR.prototype.assignSocket.call(res, socket)
+  const kCorked = findSymbol(res, 'corked')
+  writeHead.call(res, 200, REASON, {})
+  const header = res._header
+  const callback = noop
+  const ret = write.call(res, BODY, callback)
+  const text = (chunk) => typeof chunk === 'string'
+    ? chunk
+    : 'bytes:' + Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1')
+  return {
+    ret,
+    header: typeof header === 'string' && header.endsWith('\r\nTransfer-Encoding: chunked\r\n\r\n'),
+    headerFirst: writes.length > 0 && writes[0].chunk === header + BODY.length.toString(16),
+    calls: calls.slice(),
+    writes: writes.map((w, i) => ({
+      chunk: i === 0 ? null : text(w.chunk),
+      encoding: w.encoding,
+      callback: w.callback === callback ? 'callback' : w.callback === null ? null : 'other',
+      corked: w.corked
+    })),
+    headerSent: res._headerSent,
+    corked: kCorked === null ? null : res[kCorked],
+    socketCorked: state.corked
+  }
+}
+
+/**
+ * Classifies Node's own write() with chunked framing by behaviour:
+ * 'node20' where it corks the socket (uncorked on the next tick) and hands
+ * it four writes, the header with the chunk-size line (latin1), CRLF, the
+ * chunk, and CRLF carrying the callback, leaving the response's own cork
+ * count at 0 (Node 20 and 22); null anywhere else, such as 24 and 26,
+ * where write() corks the response and holds chunks there
+ * (kChunkedBuffer) to send them as one chunk when it is uncorked.
+ * @param {object} [fns] Node's own { write, writeHead } (the current
+ *   prototype methods by default)
+ * @returns {'node20'|null}
+ */
+function probeWrite (fns = {}) {
+  try {
+    const r = writeRun({
+      SR: http.ServerResponse,
+      OM: http.OutgoingMessage,
+      write: typeof fns.write === 'function' ? fns.write : http.OutgoingMessage.prototype.write,
+      writeHead: typeof fns.writeHead === 'function' ? fns.writeHead : http.ServerResponse.prototype.writeHead
+    })
+    const ok = r.ret === true && r.header && r.headerFirst && r.headerSent === true &&
+      r.corked === 0 && r.socketCorked === 1 &&
+      same(r.calls, ['cork', 'write', 'write', 'write', 'write']) &&
+      same(r.writes, [
+        { chunk: null, encoding: 'latin1', callback: null, corked: 1 },
+        { chunk: 'bytes:\r\n', encoding: null, callback: null, corked: 1 },
+        { chunk: BODY, encoding: null, callback: null, corked: 1 },
+        { chunk: 'bytes:\r\n', encoding: null, callback: 'callback', corked: 1 }
+      ])
+    return ok ? 'node20' : null
+  } catch {
+    return null
+  }
+}
+
 function isHead (chunk) {
   return typeof chunk === 'string' && chunk.startsWith('HTTP/1.1 200 ' + REASON + '\r\n') &&
     chunk.endsWith('\r\n\r\n' + BODY) &&
@@ -440,6 +510,7 @@ function responseShape () {
 // answer is the same either way; only the feedback differs.
 
 const PROTOCOLS = [null, 'node20', 'node24']
+const WRITE_PROTOCOLS = [null, 'node20']
 // Set in the child's environment: a probe child never starts another.
 const IN_CHILD = 'HTTP_ONESHOT_PROBE_CHILD'
 // Long enough for a child's start-up on a loaded machine.
@@ -466,7 +537,8 @@ function childPossible () {
 function probeInChild () {
   const { spawnSync } = require('node:child_process')
   const script = 'const p = require(' + JSON.stringify(__filename) + '); ' +
-    'process.stdout.write(JSON.stringify({ protocol: p.probeProtocol(), shape: p.responseShape() }))'
+    'process.stdout.write(JSON.stringify({ protocol: p.probeProtocol(), shape: p.responseShape(), ' +
+    'write: p.probeWrite() }))'
   const env = { ...process.env, HTTP_ONESHOT: '0', [IN_CHILD]: '1' }
   delete env.NODE_OPTIONS
   const result = spawnSync(process.execPath, ['-e', script], {
@@ -484,7 +556,8 @@ function probeInChild () {
     return undefined
   }
   if (answer === null || typeof answer !== 'object' || !PROTOCOLS.includes(answer.protocol) ||
-      answer.shape === null || typeof answer.shape !== 'object') {
+      answer.shape === null || typeof answer.shape !== 'object' ||
+      !WRITE_PROTOCOLS.includes(answer.write)) {
     return undefined
   }
   return answer
@@ -494,9 +567,10 @@ function probeInChild () {
  * probeProtocol() and responseShape() in a child process of the same Node
  * binary, so that this process's http code never sees the probe's objects;
  * in this process when no child can run.
- * @param {object} [fns] as for probeProtocol(), used only in this process
- *   (a child probes its own, untouched http module)
- * @returns {{protocol: 'node20'|'node24'|null, shape: object|null, isolated: boolean}}
+ * @param {object} [fns] as for probeProtocol() and probeWrite(), used only
+ *   in this process (a child probes its own, untouched http module)
+ * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
+ *   write: 'node20'|null, isolated: boolean}}
  */
 function probeIsolated (fns) {
   let answer
@@ -507,14 +581,16 @@ function probeIsolated (fns) {
       answer = undefined
     }
   }
-  if (answer !== undefined) return { protocol: answer.protocol, shape: answer.shape, isolated: true }
+  if (answer !== undefined) {
+    return { protocol: answer.protocol, shape: answer.shape, write: answer.write, isolated: true }
+  }
   let shape = null
   try {
     shape = responseShape()
   } catch {
     shape = null
   }
-  return { protocol: probeProtocol(fns), shape, isolated: false }
+  return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), isolated: false }
 }
 
-module.exports = { probeProtocol, probeIsolated, probeReport, responseShape }
+module.exports = { probeProtocol, probeWrite, probeIsolated, probeReport, responseShape }

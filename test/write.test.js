@@ -1,0 +1,330 @@
+'use strict'
+
+// write() with chunked framing. Where the probe found Node 20's write()
+// (internals.chunkedWrite: Node 20 and 22, 24.0-24.x, 26.0-26.x), the shim
+// sends each chunk with its framing in two or three socket writes instead
+// of four (lib/send.js, writeChunk()). Every fixture runs on Node's own
+// path and with the shim installed, and must give the same bytes, the
+// same state after each write() (its return value, the response's and the
+// socket's writable counters, bytesWritten), the same events ('drain'
+// included) and the same callbacks in the same order.
+
+const t = require('tap')
+const http = require('node:http')
+
+const internals = require('../lib/internals.js')
+const shim = require('../lib/index.js')
+const { capture, checkParity } = require('./helpers/dual-path.js')
+const { requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
+
+t.jobs = 1
+
+// Whether write() calls take the shim's path on this line.
+const chunkedWrite = internals !== null && internals.chunkedWrite
+
+// What a test can read of the response and its socket after a write().
+function writeState (res, ret) {
+  const socket = res.socket
+  return {
+    ret,
+    headersSent: res.headersSent,
+    writableLength: res.writableLength,
+    writableNeedDrain: res.writableNeedDrain,
+    writableCorked: res.writableCorked,
+    socket: socket
+      ? {
+          writableLength: socket.writableLength,
+          writableCorked: socket.writableCorked,
+          writableNeedDrain: socket.writableNeedDrain,
+          bytesWritten: socket.bytesWritten
+        }
+      : null
+  }
+}
+
+// Writes each chunk ([chunk, encoding] or a chunk), recording the state
+// after each, with a callback per write.
+function writeAll (res, ctx, chunks) {
+  chunks.forEach((item, i) => {
+    const [chunk, encoding] = Array.isArray(item) ? item : [item, undefined]
+    const ret = encoding === undefined
+      ? res.write(chunk, ctx.cb(`write${i}-cb`))
+      : res.write(chunk, encoding, ctx.cb(`write${i}-cb`))
+    ctx.record(`after write ${i}`, writeState(res, ret))
+  })
+}
+
+const MIXED = ['abc', Buffer.from('d\xe9f', 'latin1'), ['g\xe9', 'latin1'], 'caf\u00e9 \u2615',
+  new Uint8Array([0x78, 0x79]), ['plain', 'utf8']]
+
+// Each fixture: `writes` is how many write() calls the shim sends where
+// chunkedWrite (the others are Node's); `path` the end() path as in
+// fixtures/responses.js.
+const fixtures = [
+  {
+    name: 'writeHead without Content-Length, mixed chunks in one tick, end(chunk)',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    writes: MIXED.length,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      writeAll(res, ctx, MIXED)
+      res.end('end', ctx.cb('end-cb'))
+    }
+  },
+  {
+    name: 'implicit header: setHeader, write, write, end()',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    writes: 2,
+    handler (req, res, ctx) {
+      res.setHeader('X-Stream', 'yes')
+      writeAll(res, ctx, ['one', Buffer.from('two')])
+      res.end(ctx.cb('end-cb'))
+    }
+  },
+  {
+    name: 'a write per tick, then end() on a later tick',
+    request: KEEP,
+    path: 'headers-sent',
+    writes: 3,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      return new Promise(resolve => {
+        let i = 0
+        const next = () => {
+          if (i === 3) {
+            res.end(ctx.cb('end-cb'))
+            ctx.mark()
+            resolve()
+            return
+          }
+          writeAll(res, ctx, [`piece ${i++} `])
+          setImmediate(next)
+        }
+        next()
+      })
+    }
+  },
+  {
+    name: 'chunks above the high-water mark: write() returns false and drain follows',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    writes: 3,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' })
+      res.on('drain', () => ctx.record('drain', writeState(res, null)))
+      writeAll(res, ctx, ['x'.repeat(10000), Buffer.alloc(10000, 0x61), '\u00e9'.repeat(6000)])
+      res.end(ctx.cb('end-cb'))
+    }
+  },
+  {
+    name: 'a header with latin1 chars, then a UTF-8 chunk',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    writes: 2,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'X-Name': 'Jos\xe9' })
+      writeAll(res, ctx, ['na\u00efve \u2713', 'more'])
+      res.end()
+    }
+  },
+  {
+    name: 'a header with latin1 chars, then a latin1 chunk',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    writes: 1,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'X-Name': 'Jos\xe9' })
+      writeAll(res, ctx, [['caf\xe9', 'latin1']])
+      res.end()
+    }
+  },
+  {
+    name: 'empty chunks and other encodings are Node\'s',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    writes: 1,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      writeAll(res, ctx, ['', Buffer.alloc(0), ['6869', 'hex'], ['aGk=', 'base64'], 'ok'])
+      res.end()
+    }
+  },
+  {
+    name: 'write(chunk) without a callback, encoding as the callback',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    writes: 2,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      ctx.record('ret', res.write('no callback'))
+      ctx.record('ret', res.write('callback second', ctx.cb('write-cb')))
+      res.end()
+    }
+  },
+  {
+    name: 'Content-Length framing is Node\'s',
+    request: KEEP,
+    path: 'headers-sent',
+    writes: 0,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'Content-Length': '6' })
+      writeAll(res, ctx, ['abc', 'def'])
+      res.end()
+    }
+  },
+  {
+    name: 'HEAD: chunks dropped',
+    request: 'HEAD / HTTP/1.1\r\nHost: x\r\n\r\n',
+    // Nothing was sent: end() sends the header block alone.
+    path: 'native',
+    writes: 0,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      writeAll(res, ctx, ['dropped'])
+      res.end()
+    }
+  },
+  {
+    name: 'HTTP/1.0: no chunked framing',
+    request: 'GET / HTTP/1.0\r\nHost: x\r\n\r\n',
+    path: 'headers-sent',
+    writes: 0,
+    handler (req, res, ctx) {
+      writeAll(res, ctx, ['raw ', 'bytes'])
+      res.end()
+    }
+  },
+  {
+    name: 'a corked response: res.cork(), writes, res.uncork()',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    // Node 22 holds the chunks on a corked response: its own write().
+    writes: null,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      res.cork()
+      writeAll(res, ctx, ['a', 'b'])
+      res.uncork()
+      ctx.record('after uncork', writeState(res, null))
+      res.end()
+    }
+  },
+  {
+    name: 'write after end, write after destroy',
+    request: CLOSE,
+    path: { 'headers-sent': 1, finished: 1 },
+    writes: 1,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      writeAll(res, ctx, ['before'])
+      return new Promise(resolve => setImmediate(() => {
+        res.end()
+        ctx.mark()
+        ctx.record('after end', res.write('late', ctx.cb('late-cb')))
+        res.end('again', ctx.cb('again-cb'))
+        resolve()
+      }))
+    }
+  },
+  {
+    name: 'invalid chunks throw as in Node',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    writes: 1,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      for (const bad of [null, 42, {}, undefined]) {
+        try {
+          res.write(bad)
+        } catch (err) {
+          ctx.error(err)
+        }
+      }
+      writeAll(res, ctx, ['fine'])
+      res.end()
+    }
+  },
+  {
+    name: 'keep-alive: streamed, single-shot and streamed again',
+    request: [KEEP, KEEP, CLOSE],
+    sequential: true,
+    path: { native: 1, 'headers-sent': 2 },
+    writes: 4,
+    handler (req, res, ctx) {
+      if (ctx.index === 1) {
+        res.end('single')
+        return
+      }
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      return new Promise(resolve => setImmediate(() => {
+        writeAll(res, ctx, [`stream ${ctx.index} `, Buffer.from('tail')])
+        setImmediate(() => {
+          res.end(ctx.cb('end-cb'))
+          resolve()
+        })
+      }))
+    }
+  }
+]
+
+for (const fx of fixtures) {
+  t.test(fx.name, async t => {
+    const { native } = await checkParity(t, fx)
+    const writes = native.stats.writes
+    if (!chunkedWrite) {
+      t.equal(writes.native, 0, 'write() is Node\'s own on this line')
+    } else if (fx.writes !== null) {
+      t.equal(writes.native, fx.writes, `${fx.writes} write() calls took the shim's path`)
+    }
+  })
+}
+
+t.test('the write() wrapper follows install() and uninstall()', async t => {
+  const proto = http.ServerResponse.prototype
+  const own = Object.getOwnPropertyDescriptor(proto, 'write')
+  t.equal(own, undefined, 'ServerResponse inherits write() while uninstalled')
+  const uninstall = shim.install()
+  try {
+    if (chunkedWrite) {
+      t.not(proto.write, http.OutgoingMessage.prototype.write, 'installed: write() is the shim\'s')
+    } else {
+      t.equal(proto.write, http.OutgoingMessage.prototype.write, 'write() untouched on this line')
+    }
+  } finally {
+    uninstall()
+  }
+  t.equal(Object.getOwnPropertyDescriptor(proto, 'write'), undefined, 'uninstall() restores it')
+})
+
+t.test('a wrapper of OutgoingMessage#write installed later is honoured', async t => {
+  const OM = http.OutgoingMessage.prototype
+  const original = OM.write
+  let calls = 0
+  const fx = {
+    name: 'wrapped OutgoingMessage#write',
+    request: KEEP,
+    path: ['headers-sent', 'socket-busy'],
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      writeAll(res, ctx, ['wrapped'])
+      res.end()
+    }
+  }
+  const uninstall = shim.install()
+  OM.write = function wrapped (...args) {
+    calls++
+    return original.apply(this, args)
+  }
+  let result
+  try {
+    result = await capture(fx, { patched: false })
+  } finally {
+    OM.write = original
+    uninstall()
+  }
+  t.equal(calls, 1, 'the wrapper ran')
+  t.equal(result.stats.writes.native, 0, 'the shim left the write to it')
+  t.equal(result.parsed.error, null, 'the response parses')
+})
