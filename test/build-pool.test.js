@@ -73,6 +73,46 @@ test('a result stays valid after many later builds', async t => {
   t.ok(disjoint, 'no two results of one slab overlap')
 })
 
+test('messages of 8 to 32 KiB come from a second slab', async t => {
+  // lib/build.js LARGE_POOL_SIZE and LARGE_MAX: a 16 KiB Buffer body no
+  // longer gets an ArrayBuffer per message.
+  for (const [name, build] of [['native', native.buildHttpMessage], ['fallback', fallback.buildHttpMessage]]) {
+    for (const cached of [true, false]) {
+      // The same header set every time hits the header block cache; a
+      // new seed every time misses it (the addon writes the whole message).
+      const inputs = Array.from({ length: 20 }, (_, i) => args(cached ? 5 : 1000 + i, 16 * 1024, 'Buffer'))
+      const outs = inputs.map(a => build(...a))
+      const other = name === 'native' ? fallback.buildHttpMessage : native.buildHttpMessage
+      t.ok(outs.every((out, i) => out.equals(other(...inputs[i]))),
+        `${name}, cached=${cached}: the same bytes as the other path`)
+      const slabs = new Set(outs.map(out => out.buffer))
+      t.ok([...slabs].every(ab => ab.byteLength === 128 * 1024), `${name}, cached=${cached}: in 128 KiB slabs`)
+      t.ok(slabs.size <= 4, `  ${outs.length} results in ${slabs.size} slabs`)
+      const first = outs[0]
+      let disjoint = true
+      let aligned = true
+      for (let i = 0; i < outs.length; i++) {
+        if (outs[i].byteOffset % 8 !== 0) aligned = false
+        for (let j = 0; j < i; j++) if (overlaps(outs[i], outs[j])) disjoint = false
+      }
+      t.ok(disjoint, '  no two results overlap')
+      t.ok(aligned, '  each aligned to 8 bytes')
+      const copy = Buffer.from(first)
+      outs[1].fill(0)
+      t.ok(first.equals(copy), '  writing to one leaves the other as it was')
+    }
+  }
+  // A chunked Buffer body and a latin1 string, each on a miss and a hit.
+  for (const [kind, opts] of [['Buffer', { chunked: true }], ['string', { encoding: 'latin1' }]]) {
+    for (let i = 0; i < 2; i++) {
+      const a = args(11, 20 * 1024, kind)
+      const out = native.buildHttpMessage(...a, opts)
+      t.ok(out.equals(fallback.buildHttpMessage(...a, opts)), `${kind} ${JSON.stringify(opts)}: same bytes as the fallback`)
+      t.equal(out.buffer.byteLength, 128 * 1024, '  in a 128 KiB slab')
+    }
+  }
+})
+
 test('large messages get a Buffer of their own', async t => {
   for (const size of [32 * 1024, 64 * 1024, 1024 * 1024]) {
     for (const kind of ['string', 'Buffer']) {
