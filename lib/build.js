@@ -11,6 +11,8 @@
 // them, in the same order, and the errors carry Node's class, code and
 // message.
 
+// Buffer from its module: the global is an accessor, one call per use.
+const { Buffer } = require('node:buffer')
 const { STATUS_CODES } = require('node:http')
 const { isUint8Array } = require('node:util/types')
 
