@@ -11,6 +11,8 @@
 // them, in the same order, and the errors carry Node's class, code and
 // message.
 
+// Buffer from its module: the global is an accessor, one call per use.
+const { Buffer } = require('node:buffer')
 const { STATUS_CODES } = require('node:http')
 const { isUint8Array } = require('node:util/types')
 
@@ -43,24 +45,53 @@ const headerCharRegExp = /[^\t\x20-\x7e\x80-\xff]/
 // Buffer, a result keeps its whole slab alive while it is referenced. Every
 // byte of a result is written before it is handed out, and the slab's free
 // part only ever moves forward, so two results never share a byte.
-// A message of known size above POOL_MAX gets a Buffer of its own: fresh
-// slabs cost page faults that a Buffer of the message's size, which malloc
-// serves from memory freed earlier, mostly does not (benchmark/
-// build-message.js, 16 KiB Buffer bodies: 76k page faults per 100k messages
-// from the slab, 18k standalone). A UTF-8 string body, whose byte count is
-// unknown until it is written, goes to the slab up to UTF8_POOL_MAX chars:
-// counting its bytes first would cost more than the faults.
+// A UTF-8 string body, whose byte count is unknown until it is written,
+// goes to the slab up to UTF8_POOL_MAX chars: counting its bytes first would
+// cost more than the slab's page faults.
 // Refs: benchmark/build-message.js (3 headers, 4 B body: 1326 ns before, 560 after)
+//
+// A message of known size above POOL_MAX and up to LARGE_MAX bytes comes
+// from a second slab of LARGE_POOL_SIZE bytes, handed out the same way (a
+// kept result of 8 to 32 KiB keeps 128 KiB alive); a larger one gets a
+// Buffer of its own. At 16 KiB most of the time goes to writing memory that
+// no cache holds: results are fresh memory, which V8 frees only after tens
+// of MiB more have been handed out, so each line written must first be read
+// from memory (16 KiB copied into a 64 MiB ring of buffers: 2.1 µs; into
+// one that stays in L2: 0.4 µs). A Buffer of its own adds an ArrayBuffer
+// per message (malloc, backing store, the sweeper's accounting, free): 0.6
+// to 1.0 µs. The slab pays that once per 7 messages, and more page faults
+// (0.1 to 0.4 per message against 0.0 to 0.1: glibc trims the heap after
+// freed slabs), which cost less than the allocations saved. Bodies of
+// FILL_BODY_MIN bytes or more are copied by the addon.
+// Refs: benchmark/build-message.js (16 KiB Buffer body, 3 headers, medians
+// of 3 runs: 3689 ns per message before, 2311 with the slab and fillBody())
 const POOL_SIZE = 64 * 1024
 const POOL_MAX = 8 * 1024
 const UTF8_POOL_MAX = POOL_SIZE >>> 1
+const LARGE_POOL_SIZE = 128 * 1024
+const LARGE_MAX = 32 * 1024
 
 const fill = binding === null ? null : binding.fill
-// The slab as a Buffer over all of it (poolBuf), its ArrayBuffer (pool, as
-// the addon takes it) and where its free part starts.
-let poolBuf = null
-let pool = null
-let poolOffset = 0
+// The addon's copy for large Uint8Array bodies (src/binding.c copy_fresh()):
+// a message is fresh memory that no cache holds, and the addon asks for all
+// of its cache lines before copying, where TypedArray#set waits for them a
+// few at a time. Below FILL_BODY_MIN bytes the Node-API call costs more
+// than it saves. An addon without it (built from an older src/) leaves the
+// copy to TypedArray#set.
+// Refs: benchmark/build-message.js (Buffer bodies, 3 headers, in one
+// process, interleaved, ns per message with TypedArray#set / fillBody():
+// 16 KiB 2858 / 2270, 8 KiB 1445 / 1148, 4 KiB 793 / 816, 1 KiB 341 / 353)
+const fillBody = binding === null || typeof binding.fillBody !== 'function' ? null : binding.fillBody
+const FILL_BODY_MIN = 8 * 1024
+
+// A slab: a Buffer over all of it (buf), its ArrayBuffer (ab, as the addon
+// takes it), its size and where its free part starts (offset).
+function newSlab (size) {
+  return { buf: null, ab: null, size, offset: 0 }
+}
+
+const small = newSlab(POOL_SIZE)
+const large = newSlab(LARGE_POOL_SIZE)
 
 // The header block cache. Each entry holds a rendered, validated header
 // block (status line through the blank line) and everything it was rendered
@@ -330,13 +361,15 @@ function buildNative (code, reason, flat, body, flags) {
   let size = head
   if (typeof body === 'string') size += body.length
   else if (body !== undefined && body !== null) size += byteLengthOf.call(body)
-  const large = size > ((flags & BODY_LATIN1) === 0 && typeof body === 'string' ? UTF8_POOL_MAX : POOL_MAX)
-  const off = large ? 0 : reserve(size)
+  const slab = (flags & BODY_LATIN1) === 0 && typeof body === 'string'
+    ? (size <= UTF8_POOL_MAX ? small : null)
+    : slabFor(size)
+  const off = slab === null ? 0 : reserve(slab, size)
   // The addon writes only when the message fits at `off`; otherwise it
   // returns a Buffer of its own.
-  const r = fill(fields, numHeaders, code, phrase, body, flags, large ? null : pool, off)
+  const r = fill(fields, numHeaders, code, phrase, body, flags, slab === null ? null : slab.ab, off)
   if (typeof r === 'number' && r < 0) return -r
-  const out = typeof r === 'number' ? take(off, r) : r
+  const out = typeof r === 'number' ? take(slab, off, r) : r
   if (head <= BLOCK_MAX && head <= out.length && endsHead(out, head) && admit()) {
     const block = Buffer.from(out.buffer, out.byteOffset, head)
     typedArraySet.call(Buffer.from(getSpare()), block)
@@ -369,24 +402,32 @@ function renderJs (code, reason, utf8, flat) {
   return admit() ? remember(code, reason, utf8, flat, len) : Buffer.from(spare, 0, len)
 }
 
-// `len` bytes of room: in the slab at the returned offset (a fresh slab when
-// the current one has less room left), to be handed out by take().
-function reserve (len) {
-  if (poolBuf === null || len > POOL_SIZE - poolOffset) {
-    // Uninitialised, like Buffer.allocUnsafe(): every byte handed out is
-    // written first.
-    poolBuf = Buffer.allocUnsafeSlow(POOL_SIZE)
-    pool = poolBuf.buffer
-    poolOffset = 0
-  }
-  return poolOffset
+// The slab for a message of exactly `len` bytes, or null when it gets a
+// Buffer of its own.
+function slabFor (len) {
+  if (len <= POOL_MAX) return small
+  return len <= LARGE_MAX ? large : null
 }
 
-// Hands out the `len` bytes written at `off` in the slab.
-function take (off, len) {
+// `len` bytes of room (at most the slab's size): in `slab` at the returned
+// offset (a fresh slab when the current one has less room left), to be
+// handed out by take().
+function reserve (slab, len) {
+  if (slab.buf === null || len > slab.size - slab.offset) {
+    // Uninitialised, like Buffer.allocUnsafe(): every byte handed out is
+    // written first.
+    slab.buf = Buffer.allocUnsafeSlow(slab.size)
+    slab.ab = slab.buf.buffer
+    slab.offset = 0
+  }
+  return slab.offset
+}
+
+// Hands out the `len` bytes written at `off` in `slab`.
+function take (slab, off, len) {
   // 8-byte aligned, as Node's own pool keeps its slices.
-  poolOffset = (off + len + 7) & ~7
-  return Buffer.from(pool, off, len)
+  slab.offset = (off + len + 7) & ~7
+  return Buffer.from(slab.ab, off, len)
 }
 
 // Writes the string `s` at `off` in `dst` (room for `max` bytes) and returns
@@ -441,25 +482,26 @@ function assembleUtf8 (block, body, chunked) {
   const tail = chunked ? CHUNK_END.length : 0
   const min = head + line + n + tail
   if (min > UTF8_POOL_MAX) return null
-  const off = reserve(min)
+  const off = reserve(small, min)
+  const pool = small.buf
   const at = off + head + line
   const max = POOL_SIZE - at - tail - (chunked ? 1 : 0)
   if (max < n) return null
-  const written = writeString(poolBuf, at, body, false, max)
+  const written = writeString(pool, at, body, false, max)
   if (written < n || (written > max - 4 && max < 3 * n)) return null
   let end = at + written
-  typedArraySet.call(poolBuf, block, off)
+  typedArraySet.call(pool, block, off)
   if (chunked) {
     const sizeLine = written.toString(16) + '\r\n'
     if (sizeLine.length !== line) {
-      typedArrayCopyWithin.call(poolBuf, at + 1, at, end)
+      typedArrayCopyWithin.call(pool, at + 1, at, end)
       end++
     }
-    writeString(poolBuf, off + head, sizeLine, true, sizeLine.length)
-    typedArraySet.call(poolBuf, CHUNK_END, end)
+    writeString(pool, off + head, sizeLine, true, sizeLine.length)
+    typedArraySet.call(pool, CHUNK_END, end)
     end += tail
   }
-  return take(off, end - off)
+  return take(small, off, end - off)
 }
 
 function hexLength (n) {
@@ -472,8 +514,8 @@ function hexLength (n) {
 }
 
 // The message for a body of exactly `len` bytes (`body` a string, written
-// as latin1 or UTF-8, a Uint8Array or null): in the slab when it is at most
-// POOL_MAX bytes, else in a Buffer of its own.
+// as latin1 or UTF-8, a Uint8Array or null): in a slab when it is at most
+// LARGE_MAX bytes (slabFor()), else in a Buffer of its own.
 function place (block, body, len, chunked, latin1) {
   const head = block.length
   let total = head + len
@@ -486,26 +528,24 @@ function place (block, body, len, chunked, latin1) {
       total += sizeLine.length + CHUNK_END.length
     }
   }
-  let dst
-  let off
-  if (total <= POOL_MAX) {
-    off = reserve(total)
-    dst = poolBuf
-  } else {
-    dst = Buffer.allocUnsafeSlow(total)
-    off = 0
-  }
+  const slab = slabFor(total)
+  const off = slab === null ? 0 : reserve(slab, total)
+  const dst = slab === null ? Buffer.allocUnsafeSlow(total) : slab.buf
   typedArraySet.call(dst, block, off)
   let p = off + head
   if (sizeLine !== '') p += writeString(dst, p, sizeLine, true, sizeLine.length)
   if (typeof body === 'string') {
     p += writeString(dst, p, body, latin1, len)
   } else if (len !== 0) {
-    typedArraySet.call(dst, body, p)
+    if (len >= FILL_BODY_MIN && fillBody !== null) {
+      fillBody(slab === null ? dst.buffer : slab.ab, p, body)
+    } else {
+      typedArraySet.call(dst, body, p)
+    }
     p += len
   }
   if (chunked) typedArraySet.call(dst, len === 0 ? LAST_CHUNK : CHUNK_END, p)
-  return dst === poolBuf ? take(off, total) : dst
+  return slab === null ? dst : take(slab, off, total)
 }
 
 function validateValue (name, value) {

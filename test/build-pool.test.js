@@ -73,6 +73,77 @@ test('a result stays valid after many later builds', async t => {
   t.ok(disjoint, 'no two results of one slab overlap')
 })
 
+test('messages of 8 to 32 KiB come from a second slab', async t => {
+  // lib/build.js LARGE_POOL_SIZE and LARGE_MAX: a 16 KiB Buffer body no
+  // longer gets an ArrayBuffer per message.
+  for (const [name, build] of [['native', native.buildHttpMessage], ['fallback', fallback.buildHttpMessage]]) {
+    for (const cached of [true, false]) {
+      // The same header set every time hits the header block cache; a
+      // new seed every time misses it (the addon writes the whole message).
+      const inputs = Array.from({ length: 20 }, (_, i) => args(cached ? 5 : 1000 + i, 16 * 1024, 'Buffer'))
+      const outs = inputs.map(a => build(...a))
+      const other = name === 'native' ? fallback.buildHttpMessage : native.buildHttpMessage
+      t.ok(outs.every((out, i) => out.equals(other(...inputs[i]))),
+        `${name}, cached=${cached}: the same bytes as the other path`)
+      const slabs = new Set(outs.map(out => out.buffer))
+      t.ok([...slabs].every(ab => ab.byteLength === 128 * 1024), `${name}, cached=${cached}: in 128 KiB slabs`)
+      t.ok(slabs.size <= 4, `  ${outs.length} results in ${slabs.size} slabs`)
+      const first = outs[0]
+      let disjoint = true
+      let aligned = true
+      for (let i = 0; i < outs.length; i++) {
+        if (outs[i].byteOffset % 8 !== 0) aligned = false
+        for (let j = 0; j < i; j++) if (overlaps(outs[i], outs[j])) disjoint = false
+      }
+      t.ok(disjoint, '  no two results overlap')
+      t.ok(aligned, '  each aligned to 8 bytes')
+      const copy = Buffer.from(first)
+      outs[1].fill(0)
+      t.ok(first.equals(copy), '  writing to one leaves the other as it was')
+    }
+  }
+  // A chunked Buffer body and a latin1 string, each on a miss and a hit.
+  for (const [kind, opts] of [['Buffer', { chunked: true }], ['string', { encoding: 'latin1' }]]) {
+    for (let i = 0; i < 2; i++) {
+      const a = args(11, 20 * 1024, kind)
+      const out = native.buildHttpMessage(...a, opts)
+      t.ok(out.equals(fallback.buildHttpMessage(...a, opts)), `${kind} ${JSON.stringify(opts)}: same bytes as the fallback`)
+      t.equal(out.buffer.byteLength, 128 * 1024, '  in a 128 KiB slab')
+    }
+  }
+})
+
+test('the addon\'s fillBody() copies a Uint8Array into an ArrayBuffer, or throws', async t => {
+  const binding = require('../lib/binding.js')
+  const ab = new ArrayBuffer(8)
+  const bytes = new Uint8Array(ab)
+  t.equal(binding.fillBody(ab, 2, Buffer.from([1, 2, 3, 4])), undefined, 'returns undefined')
+  t.strictSame([...bytes], [0, 0, 1, 2, 3, 4, 0, 0], 'writes exactly the body at the offset')
+  binding.fillBody(ab, 4, new Uint8Array(ab, 2, 4))
+  t.strictSame([...bytes], [0, 0, 1, 2, 1, 2, 3, 4], 'a body overlapping the destination is read as it was')
+  binding.fillBody(ab, 8, new Uint8Array(0))
+  binding.fillBody(new ArrayBuffer(0), 0, Buffer.alloc(0))
+  t.pass('an empty body fits anywhere, even in an empty ArrayBuffer')
+  const cases = [
+    [() => binding.fillBody(), /^fillBody: expected 3 arguments/],
+    [() => binding.fillBody(ab, 0, Buffer.alloc(1), 0), /^fillBody: expected 3 arguments/],
+    [() => binding.fillBody(Buffer.alloc(8), 0, Buffer.alloc(1)), /^fillBody: argument 'dst' must be an ArrayBuffer/],
+    [() => binding.fillBody(ab, 9, Buffer.alloc(0)), /^fillBody: argument 'offset'/],
+    [() => binding.fillBody(ab, -1, Buffer.alloc(0)), /^fillBody: argument 'offset'/],
+    [() => binding.fillBody(ab, '0', Buffer.alloc(0)), /^fillBody: argument 'offset'/],
+    [() => binding.fillBody(ab, 0, 'body'), /^fillBody: argument 'body' must be a Uint8Array/],
+    [() => binding.fillBody(ab, 0, new Uint16Array(1)), /^fillBody: argument 'body' must be a Uint8Array/],
+    [() => binding.fillBody(ab, 0, new ArrayBuffer(1)), /^fillBody: argument 'body' must be a Uint8Array/]
+  ]
+  for (const [fn, message] of cases) {
+    t.throws(fn, { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE', message }, String(message))
+  }
+  const before = [...bytes]
+  t.throws(() => binding.fillBody(ab, 4, Buffer.alloc(5)),
+    { name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: /^fillBody: argument 'body' does not fit/ })
+  t.strictSame([...bytes], before, 'a body that does not fit writes nothing')
+})
+
 test('large messages get a Buffer of their own', async t => {
   for (const size of [32 * 1024, 64 * 1024, 1024 * 1024]) {
     for (const kind of ['string', 'Buffer']) {
