@@ -373,9 +373,12 @@ static char *hm__put(char *d, const char *end, const char *src, size_t n)
 {
   assert(n <= (size_t)(end - d));
   (void)end;
-  /* memcpy() with a NULL source is undefined even for zero bytes. */
+  /* A body may be a view into the caller's free memory that `d` points
+   * into as well (a slice of the output slab): memmove() is defined for
+   * overlap, memcpy() is not. With a NULL source either is undefined even
+   * for zero bytes. */
   if (n > 0)
-    memcpy(d, src, n);
+    memmove(d, src, n);
   return d + n;
 }
 
