@@ -285,6 +285,17 @@ function ownValue (obj, key) {
   return desc === undefined ? undefined : desc.value
 }
 
+// Puts back `previous` (a descriptor, or undefined where `proto` had no own
+// `name`) while `proto[name]` is still the shim's `fn`.
+function restore (proto, name, fn, previous) {
+  if (ownValue(proto, name) !== fn) return
+  if (previous === undefined) {
+    delete proto[name]
+  } else {
+    Object.defineProperty(proto, name, previous)
+  }
+}
+
 // Restores what install() replaced, and only that: a method another module
 // replaced since (an APM agent wrapping ServerResponse#end, say) stays, since
 // putting the original back would silently drop that module's wrapper. The
@@ -293,29 +304,15 @@ function ownValue (obj, key) {
 function uninstall () {
   if (!installed) return
   const proto = ServerResponse.prototype
-  if (ownValue(proto, 'end') === end) {
-    if (previousEnd === undefined) {
-      delete proto.end
-    } else {
-      Object.defineProperty(proto, 'end', previousEnd)
-    }
-  }
+  restore(proto, 'end', end, previousEnd)
   previousEnd = undefined
   if (previousWriteHead !== undefined) {
-    if (ownValue(proto, 'writeHead') === writeHead) {
-      Object.defineProperty(proto, 'writeHead', previousWriteHead)
-    }
+    restore(proto, 'writeHead', writeHead, previousWriteHead)
     previousWriteHead = undefined
     decide.setWriteHead(resWriteHead)
   }
   if (previousWrite !== null) {
-    if (ownValue(proto, 'write') === write) {
-      if (previousWrite === undefined) {
-        delete proto.write
-      } else {
-        Object.defineProperty(proto, 'write', previousWrite)
-      }
-    }
+    restore(proto, 'write', write, previousWrite)
     previousWrite = null
   }
   headers.uninstall()

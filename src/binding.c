@@ -822,6 +822,22 @@ static void copy_fresh(char *dst, const char *src, size_t len)
   memmove(dst, src, len);
 }
 
+
+/* The element type, data and length of `v` when it is a typed array;
+ * napi_int8_array (a type no caller accepts), NULL and 0 when it is not. */
+static napi_status typed_bytes(napi_env env, napi_value v, napi_typedarray_type *type, void **data,
+                               size_t *len)
+{
+  *type = napi_int8_array;
+  *data = NULL;
+  *len = 0;
+  bool is_ta = false;
+  napi_status status = napi_is_typedarray(env, v, &is_ta);
+  if (status != napi_ok || !is_ta) {
+    return status;
+  }
+  return napi_get_typedarray_info(env, v, type, len, data, NULL, NULL);
+}
 /* fillBody(dst, offset, body): copies the bytes of `body`, a Uint8Array,
  * into the ArrayBuffer `dst` at `offset`, for lib/build.js, which writes a
  * cached header block itself and hands large bodies to this. Returns
@@ -843,15 +859,11 @@ static napi_value js_fill_body(napi_env env, napi_callback_info info)
   if (napi_get_value_uint32(env, argv[1], &off) != napi_ok || (size_t)off > dst_len) {
     return throw_type_error(env, "fillBody: argument 'offset' must be an integer within 'dst'");
   }
-  bool is_ta = false;
-  CALL(env, napi_is_typedarray(env, argv[2], &is_ta));
-  napi_typedarray_type type = napi_int8_array;
+  napi_typedarray_type type;
   size_t len = 0;
   void *src = NULL;
-  if (is_ta) {
-    CALL(env, napi_get_typedarray_info(env, argv[2], &type, &len, &src, NULL, NULL));
-  }
-  if (!is_ta || (type != napi_uint8_array && type != napi_uint8_clamped_array)) {
+  CALL(env, typed_bytes(env, argv[2], &type, &src, &len));
+  if (type != napi_uint8_array && type != napi_uint8_clamped_array) {
     return throw_type_error(env, "fillBody: argument 'body' must be a Uint8Array");
   }
   if (len > dst_len - off) {
@@ -947,15 +959,11 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
   if (flags & FLAG_CHUNKED) {
     return throw_type_error(env, "fillFromHead: chunked framing is not supported");
   }
-  bool is_ta = false;
-  CALL(env, napi_is_typedarray(env, argv[0], &is_ta));
-  napi_typedarray_type dst_type = napi_int8_array;
+  napi_typedarray_type dst_type;
   size_t dst_len = 0;
   void *dst = NULL;
-  if (is_ta) {
-    CALL(env, napi_get_typedarray_info(env, argv[0], &dst_type, &dst_len, &dst, NULL, NULL));
-  }
-  if (!is_ta || dst_type != napi_uint8_array) {
+  CALL(env, typed_bytes(env, argv[0], &dst_type, &dst, &dst_len));
+  if (dst_type != napi_uint8_array) {
     return throw_type_error(env, "fillFromHead: argument 'dst' must be a Uint8Array");
   }
   uint32_t num_headers = 0;
