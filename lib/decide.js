@@ -57,7 +57,8 @@ const httpDebug = util.debuglog('http').enabled
 // Node's checkInvalidHeaderChar (lib/_http_common.js).
 const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
 
-const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } = internals === null ? {} : internals
+const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, kChunkedBuffer, Socket } =
+  internals === null ? {} : internals
 // A writable socket of exactly net.Socket's class is not destroyed, and its
 // handle is under a symbol (lib/internals.js, learnWritableState() and
 // learn()): its `destroyed` and `_handle` getters, three megamorphic loads,
@@ -295,11 +296,14 @@ function bodyDropped (res) {
 // Why write() leaves a chunk to Node where no FALLBACK value says it: the
 // response is framed by Content-Length (one write already), the chunk is
 // empty (Node passes it through unframed), or the header is not rendered
-// yet (the caller renders it as write_() does, then asks again).
+// yet (the caller renders it as write_() does, then asks again); and why
+// uncork() leaves the chunks held on the response to Node.
 const WRITE = Object.freeze({
   LENGTH_FRAMING: 'length-framing',
   EMPTY_CHUNK: 'empty-chunk',
-  HEADER_PENDING: 'header-pending'
+  HEADER_PENDING: 'header-pending',
+  // uncork(): no chunks held, or the response stays corked.
+  NOTHING_HELD: 'nothing-held'
 })
 
 /**
@@ -341,6 +345,36 @@ function writeReason (res, chunk, encoding) {
   return null
 }
 
+/**
+ * Decides whether res.uncork() may send the chunks a Node 24.22+/26.10+
+ * response holds on its own cork (kChunkedBuffer) with fewer socket writes
+ * (lib/send.js, flushChunks()), where the probe found that protocol
+ * (internals.chunkedUncork). Yes only when Node's uncork() would send them
+ * now, straight to the socket: this call takes the response's cork count
+ * to 0, and _writeRaw() would write to the socket it owns.
+ * @param {http.ServerResponse} res
+ * @returns {string|null} null to send them, else why Node's uncork() runs
+ */
+function uncorkReason (res) {
+  if (binding === null) return FALLBACK.NO_BINDING
+  if (internals === null || !internals.chunkedUncork) return FALLBACK.UNSUPPORTED_NODE
+  const buffered = res[kChunkedBuffer]
+  if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 ||
+      buffered.length % 3 !== 0) {
+    return WRITE.NOTHING_HELD
+  }
+  if (res.destroyed) return FALLBACK.DESTROYED
+  if (res.chunkedEncoding !== true || typeof res._header !== 'string') return FALLBACK.INVALID
+  const socket = res.socket
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
+  if (res.outputData.length !== 0) return FALLBACK.SOCKET_BUSY
+  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  return null
+}
+
 // The reason a bodyless response falls back with.
 function noBodyReason (req) {
   return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
@@ -356,6 +390,7 @@ module.exports = {
   fallbackReason,
   WRITE,
   writeReason,
+  uncorkReason,
   bodyDropped,
   isBodylessStatus,
   valueReason,

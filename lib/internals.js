@@ -171,7 +171,10 @@ function resolve () {
   if (typeof SR !== 'function' || typeof OM !== 'function') return null
 
   const probed = probeIsolated({
-    end: OM.prototype.end, writeHead: SR.prototype.writeHead, write: OM.prototype.write
+    end: OM.prototype.end,
+    writeHead: SR.prototype.writeHead,
+    write: OM.prototype.write,
+    uncork: OM.prototype.uncork
   })
   const protocolName = probed.protocol
   debug('end() protocol: %s, chunked write(): %s (probed in %s)', protocolName, probed.write,
@@ -256,14 +259,25 @@ function resolve () {
   // write_() then throws for a body Node would otherwise drop (HEAD, 1xx,
   // 204, 304). Null where Node has no such option.
   const kRejectNonStandardBodyWrites = findSymbol(probe, 'kRejectNonStandardBodyWrites')
-  // write() with chunked framing: where the probe found Node 20's four
-  // writes on a corked socket (Node 20 and 22, 24.0-24.x, 26.0-26.x; see
-  // lib/protocol/probe.js, probeWrite()), the shim sends each chunk with
-  // its framing in fewer writes (lib/send.js, writeChunk()). write() sets
-  // kNeedDrain on the response when the socket asks to wait.
+  // write() with chunked framing, as the probe found it (lib/protocol/
+  // probe.js, probeWrite()). 'node20': four writes on a corked socket per
+  // chunk (Node 20 and 22, 24 up to 24.21, 26 up to 26.8), which the shim's
+  // write() sends in fewer (lib/send.js, writeChunk()). 'node24': chunks
+  // held on the corked response (kChunkedBuffer, kChunkedLength) and sent
+  // by its uncork() with four writes, which the shim's uncork() sends in
+  // fewer (lib/send.js, flushChunks()). Both set kNeedDrain on the response
+  // when the socket asks to wait.
   const kNeedDrain = findSymbol(probe, 'kNeedDrain')
-  const chunkedWrite = probed.write === 'node20' && kNeedDrain !== null &&
-    typeof OM.prototype.write === 'function'
+  const kChunkedBuffer = findSymbol(probe, 'kChunkedBuffer')
+  const kChunkedLength = findSymbol(probe, 'kChunkedLength')
+  let writeProtocol = null
+  if (kNeedDrain !== null && typeof OM.prototype.write === 'function') {
+    if (probed.write === 'node20') writeProtocol = 'node20'
+    if (probed.write === 'node24' && kChunkedBuffer !== null && kChunkedLength !== null &&
+        typeof OM.prototype.uncork === 'function') {
+      writeProtocol = 'node24'
+    }
+  }
 
   return Object.freeze({
     protocol,
@@ -277,9 +291,13 @@ function resolve () {
     learned,
     learn,
     kCorked,
-    chunkedWrite,
+    chunkedWrite: writeProtocol === 'node20',
+    chunkedUncork: writeProtocol === 'node24',
     kNeedDrain,
+    kChunkedBuffer,
+    kChunkedLength,
     write: OM.prototype.write,
+    uncork: OM.prototype.uncork,
     resMethods: Object.freeze(resMethods),
     socketMethods: Object.freeze(socketMethods),
     Socket: net.Socket,

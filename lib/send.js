@@ -444,6 +444,93 @@ function writeChunk (res, chunk, encoding, callback) {
   return ret
 }
 
+// --- uncork() of a response holding chunks (Node 24.22+, 26.10+) -----------
+//
+// There write_() corks the response (and its socket) and holds each chunk
+// of a chunked response on it: kChunkedBuffer (chunk, encoding, callback
+// per write) and kChunkedLength (their bytes). The response's uncork(), on
+// the tick after the first write or from end(), sends them as one chunk:
+// the size line (with the header in front while it is unsent), a CRLF,
+// each held chunk and a CRLF whose callback calls each write's, all on the
+// corked socket, then uncorks it. flushChunks() sends the same bytes with
+// the size line and runs of string chunks joined into one write per run
+// (chunks of one encoding class: UTF-8, or latin1, with the ASCII size
+// line joining either), a Uint8Array or a string of another encoding as it
+// is, then the same CRLF: the socket's buffer counts (chars of each
+// string), its writev and the callbacks are those of Node's writes.
+
+const kChunkedBuffer = internals === null ? null : internals.kChunkedBuffer
+const kChunkedLength = internals === null ? null : internals.kChunkedLength
+const kCorked = internals === null ? null : internals.kCorked
+
+// The encoding class a held string chunk joins with: 'utf8', 'latin1', or
+// null for one written on its own (another encoding).
+function stringClass (encoding) {
+  if (!encoding || encoding === 'utf8') return 'utf8'
+  return encoding === 'latin1' ? 'latin1' : null
+}
+
+/**
+ * Node 24.22's OutgoingMessage#uncork() for a response whose cork count
+ * this call takes to 0 and which holds chunks, once lib/decide.js
+ * uncorkReason() said yes. Returns the number of chunks sent.
+ * @param {http.ServerResponse} res
+ * @returns {number}
+ */
+function flushChunks (res) {
+  res[kCorked]--
+  const socket = res.socket
+  const held = res[kChunkedBuffer]
+  const count = held.length / 3
+  try {
+    const callbacks = []
+    // The run of strings waiting to go out, and its class ('ascii' joins
+    // either: the size line, and a header block of ASCII).
+    let run = numberToString.call(res[kChunkedLength], 16) + '\r\n'
+    let runClass = 'ascii'
+    if (!res._headerSent) {
+      run = res._header + run
+      res._headerSent = true
+      if (NON_ASCII.test(run)) runClass = 'latin1'
+    }
+    for (let n = 0; n < held.length; n += 3) {
+      const chunk = held[n]
+      const encoding = held[n + 1]
+      const cls = typeof chunk === 'string' ? stringClass(encoding) : null
+      if (cls !== null && (runClass === 'ascii' || runClass === cls)) {
+        run += chunk
+        runClass = cls
+      } else {
+        if (run !== '') socket.write(run, runClass === 'utf8' ? 'utf8' : 'latin1')
+        if (cls === null) {
+          socket.write(chunk, encoding)
+          run = ''
+          runClass = 'ascii'
+        } else {
+          run = chunk
+          runClass = cls
+        }
+      }
+      callbacks.push(held[n + 2])
+    }
+    if (run !== '') socket.write(run, runClass === 'utf8' ? 'utf8' : 'latin1')
+    socket.write(CRLF_BUF, (err) => {
+      for (const callback of callbacks) {
+        callback(err)
+      }
+    })
+    held.length = 0
+    res[kChunkedLength] = 0
+  } finally {
+    socket.uncork()
+  }
+  if (res[kNeedDrain] && res.writableLength === 0) {
+    res[kNeedDrain] = false
+    res.emit('drain')
+  }
+  return count
+}
+
 module.exports = {
   FLAGS,
   COPY_MAX_BODY,
@@ -451,6 +538,7 @@ module.exports = {
   countLines,
   send,
   writeChunk,
+  flushChunks,
   directHandle,
   directStats
 }

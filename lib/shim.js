@@ -13,14 +13,15 @@ const decide = require('./decide.js')
 const render = require('./render.js')
 const headers = require('./headers.js')
 const {
-  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, writeChunk, directHandle, directStats
+  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, writeChunk, flushChunks, directHandle,
+  directStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
 const debugEnabled = debug.enabled
 
-const { FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason } = decide
+const { FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, uncorkReason } = decide
 const { RENDER_BY_NODE, RENDER_FALLBACK, rendered } = render
 
 // end() calls by path (and fallback reason); write() calls by path.
@@ -32,6 +33,7 @@ const { byteLength } = Buffer
 const { ServerResponse, OutgoingMessage } = http
 const legacyEnd = OutgoingMessage.prototype.end
 const legacyWrite = OutgoingMessage.prototype.write
+const legacyUncork = OutgoingMessage.prototype.uncork
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 
 // Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
@@ -244,12 +246,36 @@ function write (chunk, encoding, callback) {
   return nodeWrite.call(this, chunk, encoding, callback)
 }
 
+/**
+ * ServerResponse#uncork replacement, where the probe found Node 24.22's
+ * chunked write() (internals.chunkedUncork): the chunks a response holds on
+ * its own cork go to the socket with fewer writes (lib/send.js,
+ * flushChunks()); anything else is Node's own uncork().
+ */
+function uncork () {
+  const nodeUncork = OutgoingMessage.prototype.uncork
+  if (installed) {
+    const reason = nodeUncork !== legacyUncork ? FALLBACK.PATCHED : uncorkReason(this)
+    if (reason === null) {
+      stats.writes.native += flushChunks(this)
+      return
+    }
+    if (reason !== WRITE.NOTHING_HELD) {
+      stats.writes.fallback += this[internals.kChunkedBuffer].length / 3
+      if (debugEnabled) debug('uncork() by Node: %s', reason)
+    }
+  }
+  return nodeUncork.call(this)
+}
+
 let installed = false
 let previousEnd
 let previousWriteHead
-// The descriptor write() replaced (undefined: none, ServerResponse
-// inherited OutgoingMessage's), or null when install() left write() alone.
+// The descriptors write() and uncork() replaced (undefined: none,
+// ServerResponse inherited OutgoingMessage's), or null when install() left
+// the method alone.
 let previousWrite = null
+let previousUncork = null
 
 // Where the native path can never run (no addon, or a Node line whose
 // internals lib/internals.js does not recognise) install() leaves Node's
@@ -270,10 +296,10 @@ function install () {
     decide.setWriteHead(writeHead)
   }
   if (internals.chunkedWrite && ServerResponse.prototype.write === legacyWrite) {
-    previousWrite = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'write')
-    Object.defineProperty(ServerResponse.prototype, 'write', {
-      value: write, writable: true, enumerable: false, configurable: true
-    })
+    previousWrite = replace('write', write)
+  }
+  if (internals.chunkedUncork && ServerResponse.prototype.uncork === legacyUncork) {
+    previousUncork = replace('uncork', uncork)
   }
   headers.install()
   installed = true
@@ -283,6 +309,16 @@ function install () {
 function ownValue (obj, key) {
   const desc = Object.getOwnPropertyDescriptor(obj, key)
   return desc === undefined ? undefined : desc.value
+}
+
+// Defines `fn` as ServerResponse.prototype[name]; returns the own
+// descriptor it replaced (undefined where the method was inherited).
+function replace (name, fn) {
+  const previous = Object.getOwnPropertyDescriptor(ServerResponse.prototype, name)
+  Object.defineProperty(ServerResponse.prototype, name, {
+    value: fn, writable: true, enumerable: false, configurable: true
+  })
+  return previous
 }
 
 // Puts back `previous` (a descriptor, or undefined where `proto` had no own
@@ -315,6 +351,10 @@ function uninstall () {
     restore(proto, 'write', write, previousWrite)
     previousWrite = null
   }
+  if (previousUncork !== null) {
+    restore(proto, 'uncork', uncork, previousUncork)
+    previousUncork = null
+  }
   headers.uninstall()
   installed = false
 }
@@ -326,6 +366,7 @@ module.exports = {
   fallbackReason,
   end,
   write,
+  uncork,
   install,
   uninstall,
   isInstalled: () => installed,

@@ -92,5 +92,5 @@ t.test('NODE_DEBUG=http-oneshot says where the probe ran', async t => {
     env: { ...process.env, NODE_DEBUG: 'http-oneshot' },
     encoding: 'utf8'
   })
-  t.match(res.stderr, /end\(\) protocol: (node20|node24|null), chunked write\(\): (node20|null) \(probed in a child process\)/)
+  t.match(res.stderr, /end\(\) protocol: (node20|node24|null), chunked write\(\): (node20|node24|null) \(probed in a child process\)/)
 })

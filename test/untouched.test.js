@@ -44,7 +44,7 @@ function diffKeys (before, after) {
 
 // writeHead is replaced only where the shim is active: on other Node lines
 // it has nothing to render with and install() leaves it to Node.
-t.test('install() defines end, writeHead and (where they apply) setHeader and write on ServerResponse.prototype only', async t => {
+t.test('install() defines end, writeHead and (where they apply) setHeader, write and uncork on ServerResponse.prototype only', async t => {
   const targets = {
     ServerResponse: http.ServerResponse.prototype,
     OutgoingMessage: http.OutgoingMessage.prototype,
@@ -71,14 +71,15 @@ t.test('install() defines end, writeHead and (where they apply) setHeader and wr
     if (shimActive) {
       // setHeader() too where Node's store is a null-prototype object
       // (lib/headers.js).
-      // write() too where the probe found Node 20's chunked write()
-      // (lib/send.js, writeChunk()).
+      // write() or uncork() too where the probe found Node 20's or Node
+      // 24.22's chunked write() (lib/send.js, writeChunk(), flushChunks()).
       const wrapped = ['end']
       if (nullPrototypeHeaderStore()) wrapped.push('setHeader')
+      if (internals.chunkedUncork) wrapped.push('uncork')
       if (internals.chunkedWrite) wrapped.push('write')
       wrapped.push('writeHead')
       t.strictSame(changed, { ServerResponse: wrapped },
-        'only ServerResponse.prototype.end, writeHead (and setHeader, write) changed')
+        'only ServerResponse.prototype.end, writeHead (and setHeader, write, uncork) changed')
       t.equal(wh.value.name, 'writeHead', 'the writeHead wrapper is named writeHead')
       t.equal(wh.value.length, 3, 'the writeHead wrapper takes three arguments, like Node\'s')
     } else {

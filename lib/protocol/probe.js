@@ -277,70 +277,112 @@ function probeReport (fns = {}) {
 }
 
 // One write() of Node's own on a response whose header writeHead()
-// rendered without Content-Length (chunked framing): what it does to the
-// socket and the response.
+// rendered without Content-Length (chunked framing), then the response's
+// own uncork() (what write_()'s tick runs on Node 24.22+ and 26.10+): what
+// each does to the socket and the response.
 function writeRun (fns) {
-  const { SR, OM, write, writeHead } = fns
+  const { SR, OM, write, writeHead, uncork } = fns
   const res = newResponse(SR, OM)
   res.sendDate = false
   res.shouldKeepAlive = false
   const { socket, state, calls, writes } = fakeSocket()
   SR.prototype.assignSocket.call(res, socket)
   const kCorked = findSymbol(res, 'corked')
+  const kChunkedBuffer = findSymbol(res, 'kChunkedBuffer')
+  const kChunkedLength = findSymbol(res, 'kChunkedLength')
+  const read = (sym) => (sym === null ? undefined : res[sym])
   writeHead.call(res, 200, REASON, {})
   const header = res._header
   const callback = noop
-  const ret = write.call(res, BODY, callback)
   const text = (chunk) => typeof chunk === 'string'
     ? chunk
     : 'bytes:' + Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1')
-  return {
-    ret,
-    header: typeof header === 'string' && header.endsWith('\r\nTransfer-Encoding: chunked\r\n\r\n'),
-    headerFirst: writes.length > 0 && writes[0].chunk === header + BODY.length.toString(16),
-    calls: calls.slice(),
-    writes: writes.map((w, i) => ({
+  const seen = (from) => ({
+    calls: calls.slice(from.calls),
+    headerFirst: writes.length > from.writes && writes[from.writes].chunk === header + BODY.length.toString(16),
+    writes: writes.slice(from.writes).map((w, i) => ({
       chunk: i === 0 ? null : text(w.chunk),
       encoding: w.encoding,
       callback: w.callback === callback ? 'callback' : w.callback === null ? null : 'other',
       corked: w.corked
     })),
     headerSent: res._headerSent,
-    corked: kCorked === null ? null : res[kCorked],
-    socketCorked: state.corked
+    corked: read(kCorked),
+    socketCorked: state.corked,
+    buffered: Array.isArray(read(kChunkedBuffer))
+      ? read(kChunkedBuffer).map((x) => (x === callback ? 'callback' : x))
+      : null,
+    bufferedLength: read(kChunkedLength)
+  })
+  const ret = write.call(res, BODY, callback)
+  const afterWrite = seen({ calls: 0, writes: 0 })
+  let afterUncork = null
+  if (afterWrite.corked === 1) {
+    const from = { calls: calls.length, writes: writes.length }
+    uncork.call(res)
+    afterUncork = seen(from)
   }
+  return {
+    ret,
+    header: typeof header === 'string' && header.endsWith('\r\nTransfer-Encoding: chunked\r\n\r\n'),
+    afterWrite,
+    afterUncork
+  }
+}
+
+// The four writes of a framed chunk: the header with the size line
+// (latin1), CRLF, the chunk, and CRLF carrying `last` (the callback).
+function framedChunk (corked, last) {
+  return [
+    { chunk: null, encoding: 'latin1', callback: null, corked },
+    { chunk: 'bytes:\r\n', encoding: null, callback: null, corked },
+    { chunk: BODY, encoding: null, callback: null, corked },
+    { chunk: 'bytes:\r\n', encoding: null, callback: last, corked }
+  ]
 }
 
 /**
  * Classifies Node's own write() with chunked framing by behaviour:
- * 'node20' where it corks the socket (uncorked on the next tick) and hands
- * it four writes, the header with the chunk-size line (latin1), CRLF, the
- * chunk, and CRLF carrying the callback, leaving the response's own cork
- * count at 0 (Node 20 and 22); null anywhere else, such as 24 and 26,
- * where write() corks the response and holds chunks there
- * (kChunkedBuffer) to send them as one chunk when it is uncorked.
- * @param {object} [fns] Node's own { write, writeHead } (the current
- *   prototype methods by default)
- * @returns {'node20'|null}
+ * - 'node20' where it corks the socket (uncorked on the next tick) and
+ *   hands it four writes, the header with the chunk-size line (latin1),
+ *   CRLF, the chunk, and CRLF carrying the callback, leaving the response's
+ *   own cork count at 0 (Node 20 and 22, 24 up to 24.21, 26 up to 26.8);
+ * - 'node24' where it corks the response instead and holds the chunk on it
+ *   (kChunkedBuffer: chunk, encoding, callback; kChunkedLength: its byte
+ *   length), and the response's uncork() sends the held chunks as one,
+ *   with those four writes and a callback of its own that calls theirs
+ *   (24.22 and 26.10 on);
+ * - null anywhere else.
+ * @param {object} [fns] Node's own { write, writeHead, uncork } (the
+ *   current prototype methods by default)
+ * @returns {'node20'|'node24'|null}
  */
 function probeWrite (fns = {}) {
+  const OM = http.OutgoingMessage
   try {
     const r = writeRun({
       SR: http.ServerResponse,
-      OM: http.OutgoingMessage,
-      write: typeof fns.write === 'function' ? fns.write : http.OutgoingMessage.prototype.write,
-      writeHead: typeof fns.writeHead === 'function' ? fns.writeHead : http.ServerResponse.prototype.writeHead
+      OM,
+      write: typeof fns.write === 'function' ? fns.write : OM.prototype.write,
+      writeHead: typeof fns.writeHead === 'function' ? fns.writeHead : http.ServerResponse.prototype.writeHead,
+      uncork: typeof fns.uncork === 'function' ? fns.uncork : OM.prototype.uncork
     })
-    const ok = r.ret === true && r.header && r.headerFirst && r.headerSent === true &&
-      r.corked === 0 && r.socketCorked === 1 &&
-      same(r.calls, ['cork', 'write', 'write', 'write', 'write']) &&
-      same(r.writes, [
-        { chunk: null, encoding: 'latin1', callback: null, corked: 1 },
-        { chunk: 'bytes:\r\n', encoding: null, callback: null, corked: 1 },
-        { chunk: BODY, encoding: null, callback: null, corked: 1 },
-        { chunk: 'bytes:\r\n', encoding: null, callback: 'callback', corked: 1 }
-      ])
-    return ok ? 'node20' : null
+    if (r.ret !== true || !r.header) return null
+    const w = r.afterWrite
+    if (w.headerFirst && w.headerSent === true && w.corked === 0 && w.socketCorked === 1 &&
+        same(w.calls, ['cork', 'write', 'write', 'write', 'write']) &&
+        same(w.writes, framedChunk(1, 'callback'))) {
+      return 'node20'
+    }
+    const u = r.afterUncork
+    if (!w.headerSent && w.corked === 1 && w.socketCorked === 1 && same(w.calls, ['cork']) &&
+        w.writes.length === 0 && same(w.buffered, [BODY, null, 'callback']) && w.bufferedLength === 2 &&
+        u !== null && u.headerFirst && u.headerSent === true && u.corked === 0 && u.socketCorked === 0 &&
+        same(u.calls, ['write', 'write', 'write', 'write', 'uncork']) &&
+        same(u.writes, framedChunk(1, 'other')) && same(u.buffered, []) && u.bufferedLength === 0) {
+      return 'node24'
+    }
+    return null
   } catch {
     return null
   }
@@ -510,7 +552,7 @@ function responseShape () {
 // answer is the same either way; only the feedback differs.
 
 const PROTOCOLS = [null, 'node20', 'node24']
-const WRITE_PROTOCOLS = [null, 'node20']
+const WRITE_PROTOCOLS = [null, 'node20', 'node24']
 // Set in the child's environment: a probe child never starts another.
 const IN_CHILD = 'HTTP_ONESHOT_PROBE_CHILD'
 // Long enough for a child's start-up on a loaded machine.
@@ -570,7 +612,7 @@ function probeInChild () {
  * @param {object} [fns] as for probeProtocol() and probeWrite(), used only
  *   in this process (a child probes its own, untouched http module)
  * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
- *   write: 'node20'|null, isolated: boolean}}
+ *   write: 'node20'|'node24'|null, isolated: boolean}}
  */
 function probeIsolated (fns) {
   let answer
