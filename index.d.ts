@@ -165,9 +165,9 @@ export interface Stats {
   /** Fallbacks per reason. */
   reasons: Partial<Record<FallbackReason, number>>
   /**
-   * write() calls of chunked responses: sent with fewer socket writes
-   * (native, Node lines whose write() the shim reproduces) or by Node's own
-   * write() (fallback).
+   * Chunks of chunked responses where the shim wraps write() (Node 20, 22)
+   * or uncork() (24.22+, 26.10+): sent with fewer socket writes (native) or
+   * by Node's own method (fallback).
    */
   writes: { native: number, fallback: number }
 }
