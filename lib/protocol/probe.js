@@ -128,6 +128,18 @@ function fakeSocket () {
   return { socket, state, calls, writes }
 }
 
+// Gives a probe response a recording fake socket, with no Date line and no
+// keep-alive (nothing global is touched); `read(sym)` reads a private
+// field by its symbol, undefined where Node has no such symbol.
+function attach (SR, res) {
+  res.sendDate = false
+  res.shouldKeepAlive = false
+  const recorder = fakeSocket()
+  SR.prototype.assignSocket.call(res, recorder.socket)
+  recorder.read = (sym) => (sym === null ? undefined : res[sym])
+  return recorder
+}
+
 // One run of end(): optionally writeHead() first, then end(BODY, cb1), a
 // second end(cb2) before the writes complete, the write callbacks run with
 // `writeError` (null for success), then a third end(cb3).
@@ -145,16 +157,12 @@ function run (fns, withWriteHead, writeError) {
     afterWrites: null,
     third: null
   }
-  res.sendDate = false
-  res.shouldKeepAlive = false
-  const { socket, state, calls, writes } = fakeSocket()
-  SR.prototype.assignSocket.call(res, socket)
+  const { state, calls, writes, read } = attach(SR, res)
 
   const kCorked = findSymbol(res, 'corked')
   const kEndCallbacks = findSymbol(res, 'kEndCallbacks')
   const kWritableFinished = findSymbol(res, 'kWritableFinished')
   const kFlushError = findSymbol(res, 'kFlushError')
-  const read = (sym) => (sym === null ? undefined : res[sym])
 
   // The server's own 'finish' listener (resOnFinish) is added before the
   // 'request' event: this one stands in for it.
@@ -283,14 +291,10 @@ function probeReport (fns = {}) {
 function writeRun (fns) {
   const { SR, OM, write, writeHead, uncork } = fns
   const res = newResponse(SR, OM)
-  res.sendDate = false
-  res.shouldKeepAlive = false
-  const { socket, state, calls, writes } = fakeSocket()
-  SR.prototype.assignSocket.call(res, socket)
+  const { state, calls, writes, read } = attach(SR, res)
   const kCorked = findSymbol(res, 'corked')
   const kChunkedBuffer = findSymbol(res, 'kChunkedBuffer')
   const kChunkedLength = findSymbol(res, 'kChunkedLength')
-  const read = (sym) => (sym === null ? undefined : res[sym])
   writeHead.call(res, 200, REASON, {})
   const header = res._header
   const callback = noop
