@@ -7,7 +7,7 @@
 
 const childProcess = require('node:child_process')
 const http = require('node:http')
-const { probeProtocol } = require('../lib/protocol/probe.js')
+const { probeProtocol, probeWrite } = require('../lib/protocol/probe.js')
 const path = require('node:path')
 const { Writable } = require('node:stream')
 
@@ -310,6 +310,24 @@ t.test('FALLBACK', async t => {
 // 24's end-callback queue: 24.20.x, 26.7.x), which run on Node's own path.
 const SHIM_LINES = [20, 22, 24, 26]
 const MIXED_PROTOCOL = /^(24\.20|26\.7)\./
+
+// The same guard for write(): a null here would leave every streamed
+// response on Node's path without a failing test.
+t.test('the write() probe on this Node line', async t => {
+  const major = Number(process.versions.node.split('.')[0])
+  const write = probeWrite({
+    write: http.OutgoingMessage.prototype.write,
+    writeHead: ServerResponse.prototype.writeHead,
+    uncork: http.OutgoingMessage.prototype.uncork
+  })
+  if (SHIM_LINES.includes(major)) {
+    t.not(write, null, `Node ${process.versions.node}: the probe recognises write()`)
+  }
+  if (shimActive) {
+    t.equal(internals.chunkedWrite, write === 'node20', 'write() is wrapped where it is Node 20\'s')
+    t.equal(internals.chunkedUncork, write === 'node24', 'uncork() is wrapped where write() is Node 24.22\'s')
+  }
+})
 
 t.test('lib/internals.js on this Node line', async t => {
   const major = Number(process.versions.node.split('.')[0])
