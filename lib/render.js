@@ -694,8 +694,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
     return false
   }
   const code = statusCode | 0
-  if (code < 200 || code > 999 || code === 204 || code === 304 ||
-      !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
+  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
     return false
   }
   let message
@@ -713,10 +712,12 @@ function fastWriteHead (res, statusCode, reason, obj) {
     return false
   }
   // Without Content-Length _storeHeader() frames the body as chunked when
-  // the response has one and nothing turned that off; HEAD, a removed
-  // Transfer-Encoding or a _contentLength set by hand are Node's to render.
-  const chunkable = res._hasBody === true && res._removedTE === false &&
-    typeof res._contentLength !== 'number'
+  // the response has one and nothing turned that off; HEAD, 204 and 304
+  // (writeHead() sets _hasBody = false for them before _storeHeader(), and
+  // applyBlock() does the same), a removed Transfer-Encoding or a
+  // _contentLength set by hand are Node's to render.
+  const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
+    res._removedTE === false && typeof res._contentLength !== 'number'
   if (!chunkable && !lengthLike(obj)) return false
 
   // The first cached entry for this status line: writeHead() checks
