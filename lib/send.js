@@ -420,18 +420,24 @@ function uncorkSocket (socket) {
 /**
  * Sends one chunk of a chunked response, as write_() does once
  * lib/decide.js writeReason() said yes, and returns what write() returns.
+ * From end() (`fromEnd`), as write_() does for end(chunk): the socket is
+ * corked without a tick to uncork it (end() uncorks it fully), and the
+ * result sets no kNeedDrain (end() ignores it).
  * @param {http.ServerResponse} res
  * @param {string|Uint8Array} chunk a non-empty chunk
  * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
  * @param {Function|undefined} callback
+ * @param {boolean} fromEnd
  * @returns {boolean}
  */
-function writeChunk (res, chunk, encoding, callback) {
+function writeChunk (res, chunk, encoding, callback, fromEnd) {
   const socket = res.socket
   const isString = typeof chunk === 'string'
   const latin1 = encoding === 'latin1'
   const len = isString ? (latin1 ? chunk.length : byteLength(chunk, 'utf8')) : chunk.byteLength
-  if (!socket.writableCorked) {
+  if (fromEnd) {
+    socket.cork()
+  } else if (!socket.writableCorked) {
     socket.cork()
     processObject.nextTick(uncorkSocket, socket)
   }
@@ -454,7 +460,7 @@ function writeChunk (res, chunk, encoding, callback) {
     socket.write(chunk, 'utf8')
   }
   const ret = socket.write(CRLF_BUF, typeof callback === 'function' ? callback : nop)
-  if (!ret) res[kNeedDrain] = true
+  if (!ret && !fromEnd) res[kNeedDrain] = true
   return ret
 }
 

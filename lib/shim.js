@@ -207,6 +207,16 @@ function end (chunk, encoding, callback) {
   const reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
   if (reason === null) {
     if (nativeEnd(this, c, e, cb)) return this
+  } else if (reason === FALLBACK.HEADERS_SENT && tailEnd && c && writeReason(this, c, e) === null) {
+    // end(chunk) after write() with chunked framing, where Node's end()
+    // writes the chunk as write_() does (four socket writes) and then the
+    // last chunk: the chunk goes out as write() sends one (lib/send.js,
+    // writeChunk()), and Node's own end() without a chunk, which is what
+    // is left of end(chunk) once write_() returned, sends the last chunk
+    // and finishes the response.
+    writeChunk(this, c, e, undefined, true)
+    stats.native++
+    return nodeEnd.call(this, cb)
   } else {
     count(reason, this)
   }
@@ -267,6 +277,13 @@ function uncork () {
   }
   return nodeUncork.call(this)
 }
+
+// Whether end(chunk) after write() sends its chunk the way write() does:
+// where write() does (Node 20's write_(), internals.chunkedWrite) and end()
+// is Node 20's (lib/protocol/node20.js), whose rest after write_() is
+// end() without a chunk.
+const tailEnd = internals !== null && internals.chunkedWrite === true &&
+  internals.protocol.name === 'node20'
 
 let installed = false
 let previousEnd

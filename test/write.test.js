@@ -26,6 +26,15 @@ t.jobs = 1
 // on this line.
 const chunkedWrite = internals !== null && internals.chunkedWrite
 const chunkedUncork = internals !== null && internals.chunkedUncork
+// Whether end(chunk) after write() sends its chunk the shim's way (Node
+// 20's write() and end(): lib/shim.js), and so counts as native.
+const chunkedTail = chunkedWrite && internals.protocol.name === 'node20'
+// The path of end() after write() in the same tick, with chunked framing:
+// where the chunks are held on the corked response (chunkedUncork), Node's
+// end() finds them there.
+const HELD = chunkedUncork ? 'socket-busy' : 'headers-sent'
+// The same for end(chunk).
+const TAIL = chunkedTail ? 'native' : HELD
 
 // What a test can read of the response and its socket after a write().
 function writeState (res, ret) {
@@ -71,12 +80,80 @@ const fixtures = [
   {
     name: 'writeHead without Content-Length, mixed chunks in one tick, end(chunk)',
     request: KEEP,
-    path: ['headers-sent', 'socket-busy'],
+    path: TAIL,
     writes: MIXED.length,
     handler (req, res, ctx) {
       res.writeHead(200, { 'Content-Type': 'text/plain' })
       writeAll(res, ctx, MIXED)
       res.end('end', ctx.cb('end-cb'))
+    }
+  },
+  {
+    name: 'end(chunk) after writes: a Uint8Array, a latin1 string, a long string',
+    request: [KEEP, KEEP, CLOSE],
+    sequential: true,
+    path: { [TAIL]: 3 },
+    writes: 3,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      writeAll(res, ctx, ['first '])
+      const last = [Buffer.from('bytes'), 'caf\xe9', '\u00e9'.repeat(1500)][ctx.index]
+      if (ctx.index === 1) {
+        res.end(last, 'latin1', ctx.cb('end-cb'))
+      } else {
+        res.end(last, ctx.cb('end-cb'))
+      }
+      ctx.record('after end', writeState(res, null))
+    }
+  },
+  {
+    name: 'end(chunk) on a later tick than the writes, and with trailers',
+    request: [KEEP, CLOSE],
+    sequential: true,
+    path: chunkedTail ? { native: 2 } : { 'headers-sent': 2 },
+    writes: 2,
+    handler (req, res, ctx) {
+      res.writeHead(200, { Trailer: 'X-Sum' })
+      writeAll(res, ctx, ['early '])
+      return new Promise(resolve => setImmediate(() => {
+        ctx.record('before end', writeState(res, null))
+        if (ctx.index === 1) res.addTrailers({ 'X-Sum': 'abc' })
+        res.end('late', ctx.cb('end-cb'))
+        ctx.record('after end', writeState(res, null))
+        resolve()
+      }))
+    }
+  },
+  {
+    name: 'end(chunk) above the high-water mark after a write',
+    request: KEEP,
+    path: TAIL,
+    writes: 1,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      res.socket.on('drain', () => ctx.record('socket drain', writeState(res, null)))
+      writeAll(res, ctx, ['x'.repeat(100)])
+      res.end(Buffer.alloc(70000, 0x62), ctx.cb('end-cb'))
+      ctx.record('after end', writeState(res, null))
+    }
+  },
+  {
+    name: 'end(chunk) after writes, on a strict Content-Length response or with an empty chunk',
+    request: [KEEP, CLOSE],
+    sequential: true,
+    path: HELD === 'headers-sent' ? { 'headers-sent': 2 } : { [HELD]: 1, 'headers-sent': 1 },
+    writes: 1,
+    handler (req, res, ctx) {
+      if (ctx.index === 0) {
+        res.writeHead(200)
+        writeAll(res, ctx, ['some '])
+        res.end(Buffer.alloc(0), ctx.cb('end-cb'))
+        return
+      }
+      res.strictContentLength = true
+      res.writeHead(200, { 'Content-Length': '8' })
+      writeAll(res, ctx, ['four'])
+      res.end('more', ctx.cb('end-cb'))
     }
   },
   {
