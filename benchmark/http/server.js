@@ -136,9 +136,8 @@ function renderLimitResponse (date, hasBody) {
 // nothing and end() writes the precomputed bytes, whatever its arguments.
 // They replace ServerResponse's own methods on its prototype, as the shim
 // does, so every response is built by Node's own constructor as in the
-// other modes: a subclass given as the server's ServerResponse option made
-// V8 inline the constructor differently (Node 24.22: about 0.5k
-// instructions per request that neither legacy nor native pays or saves).
+// other modes, where a subclass would give V8 a constructor of its own to
+// compile and inline.
 const limitMethods = {
   writeHead () {
     return this
