@@ -66,7 +66,7 @@ const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, kChunkedBuffer, Sock
 const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
 const learned = internals === null ? null : internals.learned
-let resImplicitHeader, resStoreHeader, resSend, resWriteRaw, resFlushOutput
+let resImplicitHeader, resStoreHeader, resSend, resWriteRaw, resFlushOutput, resUncork
 let socketWrite, socketCork, socketUncork, socketWrite_, socketWritev, socketWriteGeneric
 if (internals !== null) {
   const r = internals.resMethods
@@ -76,6 +76,7 @@ if (internals !== null) {
   resSend = r._send
   resWriteRaw = r._writeRaw
   resFlushOutput = r._flushOutput
+  resUncork = internals.uncork
   socketWrite = k.write
   socketCork = k.cork
   socketUncork = k.uncork
@@ -346,6 +347,51 @@ function writeReason (res, chunk, encoding) {
 }
 
 /**
+ * Decides whether end(chunk) on a response whose header went out with an
+ * earlier write() may send its chunk the shim's way, where Node's end() is
+ * Node 20's (lib/shim.js, tailEnd): with chunked framing as write() sends
+ * a chunk (writeReason()), with Content-Length framing in one write that
+ * carries 'finish' (lib/send.js, endAfterWrites()). Checks write_() and
+ * end() in their order, without side effects.
+ * @param {http.ServerResponse} res a response whose _headerSent is true
+ * @param {*} chunk the chunk as end() received it, after argument shuffling
+ * @param {*} encoding the encoding, after argument shuffling
+ * @returns {string|null} null to send it, else why Node's end() runs
+ */
+function tailReason (res, chunk, encoding) {
+  if (!chunk) return WRITE.NOTHING_HELD
+  if (res.chunkedEncoding === true) return writeReason(res, chunk, encoding)
+  if (httpDebug) return FALLBACK.DEBUG
+  // Node's Writable checks the encoding of a Uint8Array chunk too.
+  if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
+  if (typeof chunk !== 'string' && !isUint8Array(chunk)) return FALLBACK.CHUNK_TYPE
+  if (res.finished) return FALLBACK.FINISHED
+  if (res.destroyed) return FALLBACK.DESTROYED
+  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  if (typeof res._header !== 'string' || res.chunkedEncoding !== false) return FALLBACK.INVALID
+  if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
+  const socket = res.socket
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
+  if (res.outputData.length !== 0 || res[kCorked] !== 0) return FALLBACK.SOCKET_BUSY
+  const state = socket._writableState
+  if (state.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  // Node's end() adds two writes (the chunk, then an empty one carrying
+  // 'finish') to at least one still waiting on the cork, and the socket
+  // writes them all with one writev; the one write joins them there too.
+  // Alone it would be a plain write, which reports a failure otherwise
+  // (bytesWritten).
+  const buffered = state.buffered
+  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length <= state.bufferedIndex) {
+    return WRITE.NOTHING_HELD
+  }
+  // Node 22's end() calls the response's uncork().
+  if (methodsPatched(res, socket) || res.uncork !== resUncork) return FALLBACK.PATCHED
+  return null
+}
+
+/**
  * Decides whether res.uncork() may send the chunks a Node 24.22+/26.10+
  * response holds on its own cork (kChunkedBuffer) with fewer socket writes
  * (lib/send.js, flushChunks()), where the probe found that protocol
@@ -390,6 +436,7 @@ module.exports = {
   fallbackReason,
   WRITE,
   writeReason,
+  tailReason,
   uncorkReason,
   bodyDropped,
   isBodylessStatus,

@@ -464,6 +464,49 @@ function writeChunk (res, chunk, encoding, callback, fromEnd) {
   return ret
 }
 
+// --- end(chunk) after write() (Node 20's end()) ------------------------------
+//
+// Once write() sent the header, Node 20's end(chunk) corks the socket, writes
+// the chunk as write_() does (with chunked framing four writes, else one),
+// then the last chunk or an empty string carrying 'finish', and uncorks the
+// socket fully. endAfterWrites() sends the same bytes in fewer writes once
+// lib/decide.js tailReason() said yes: with chunked framing the chunk as
+// write() sends one (writeChunk()), and Node's own end() without a chunk,
+// which is the rest of end(chunk) once write_() returned; with
+// Content-Length framing the chunk in one write carrying 'finish', joining
+// the writes that wait on the cork in one writev as Node's two would, then
+// what Node's end() does after its writes.
+
+/**
+ * end(chunk, encoding, callback) on a response whose header went out with
+ * an earlier write().
+ * @param {http.ServerResponse} res
+ * @param {string|Uint8Array} chunk
+ * @param {string|null|undefined} encoding
+ * @param {Function|undefined} callback
+ * @param {Function} nodeEnd Node's end(), for the rest of a chunked one
+ * @returns {http.ServerResponse}
+ */
+function endAfterWrites (res, chunk, encoding, callback, nodeEnd) {
+  if (res.chunkedEncoding) {
+    writeChunk(res, chunk, encoding, undefined, true)
+    return nodeEnd.call(res, callback)
+  }
+  const socket = res.socket
+  socket.write(chunk, encoding, (err) => protocol.onFinish(res, err))
+  if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+  socket._writableState.corked = 1
+  socket.uncork()
+  // Node 22's end() sets the response's cork count to 1 and calls its
+  // uncork(), which takes it to 0 and finds no chunks held.
+  res[kCorked] = 0
+  res.finished = true
+  if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
+    res._finish()
+  }
+  return res
+}
+
 // --- uncork() of a response holding chunks (Node 24.22+, 26.10+) -----------
 //
 // There write_() corks the response (and its socket) and holds each chunk
@@ -560,6 +603,7 @@ module.exports = {
   countLines,
   send,
   writeChunk,
+  endAfterWrites,
   flushChunks,
   directHandle,
   directStats

@@ -13,15 +13,17 @@ const decide = require('./decide.js')
 const render = require('./render.js')
 const headers = require('./headers.js')
 const {
-  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, writeChunk, flushChunks, directHandle,
-  directStats
+  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, writeChunk, endAfterWrites, flushChunks,
+  directHandle, directStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
 const debugEnabled = debug.enabled
 
-const { FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, uncorkReason } = decide
+const {
+  FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, tailReason, uncorkReason
+} = decide
 const { RENDER_BY_NODE, RENDER_FALLBACK, rendered } = render
 
 // end() calls by path (and fallback reason); write() calls by path.
@@ -207,16 +209,11 @@ function end (chunk, encoding, callback) {
   const reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
   if (reason === null) {
     if (nativeEnd(this, c, e, cb)) return this
-  } else if (reason === FALLBACK.HEADERS_SENT && tailEnd && c && writeReason(this, c, e) === null) {
-    // end(chunk) after write() with chunked framing, where Node's end()
-    // writes the chunk as write_() does (four socket writes) and then the
-    // last chunk: the chunk goes out as write() sends one (lib/send.js,
-    // writeChunk()), and Node's own end() without a chunk, which is what
-    // is left of end(chunk) once write_() returned, sends the last chunk
-    // and finishes the response.
-    writeChunk(this, c, e, undefined, true)
+  } else if (reason === FALLBACK.HEADERS_SENT && tailEnd && tailReason(this, c, e) === null) {
+    // end(chunk) after write(): the chunk in fewer socket writes
+    // (lib/send.js, endAfterWrites()).
     stats.native++
-    return nodeEnd.call(this, cb)
+    return endAfterWrites(this, c, e, cb, nodeEnd)
   } else {
     count(reason, this)
   }
@@ -278,10 +275,10 @@ function uncork () {
   return nodeUncork.call(this)
 }
 
-// Whether end(chunk) after write() sends its chunk the way write() does:
-// where write() does (Node 20's write_(), internals.chunkedWrite) and end()
-// is Node 20's (lib/protocol/node20.js), whose rest after write_() is
-// end() without a chunk.
+// Whether end(chunk) after write() sends its chunk in fewer writes
+// (lib/send.js, endAfterWrites()): where end() is Node 20's
+// (lib/protocol/node20.js), whose rest after write_() is end() without a
+// chunk, and write() Node 20's (internals.chunkedWrite).
 const tailEnd = internals !== null && internals.chunkedWrite === true &&
   internals.protocol.name === 'node20'
 

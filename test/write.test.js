@@ -27,7 +27,8 @@ t.jobs = 1
 const chunkedWrite = internals !== null && internals.chunkedWrite
 const chunkedUncork = internals !== null && internals.chunkedUncork
 // Whether end(chunk) after write() sends its chunk the shim's way (Node
-// 20's write() and end(): lib/shim.js), and so counts as native.
+// 20's write() and end(): lib/shim.js, lib/send.js endAfterWrites()), and
+// so counts as native.
 const chunkedTail = chunkedWrite && internals.protocol.name === 'node20'
 // The path of end() after write() in the same tick, with chunked framing:
 // where the chunks are held on the corked response (chunkedUncork), Node's
@@ -154,6 +155,71 @@ const fixtures = [
       res.writeHead(200, { 'Content-Length': '8' })
       writeAll(res, ctx, ['four'])
       res.end('more', ctx.cb('end-cb'))
+    }
+  },
+  {
+    name: 'Content-Length framing: writes, then end(chunk) in the same tick',
+    request: [KEEP, KEEP, KEEP, CLOSE],
+    sequential: true,
+    path: chunkedTail ? { native: 4 } : { 'headers-sent': 4 },
+    writes: 0,
+    handler (req, res, ctx) {
+      const last = ['tail', Buffer.from('tail'), new Uint8Array([0x74, 0x61, 0x69, 0x6c]), 't\xe0il'][ctx.index]
+      if (ctx.index === 2) {
+        res.setHeader('Content-Length', 12)
+      } else {
+        res.writeHead(200, { 'Content-Length': ctx.index === 3 ? '13' : '12' })
+      }
+      res.on('finish', () => ctx.record('finish', writeState(res, null)))
+      writeAll(res, ctx, ['head', Buffer.from('body')])
+      if (ctx.index === 3) {
+        res.end(last, 'utf8')
+      } else {
+        res.end(last, ctx.cb('end-cb'))
+      }
+      ctx.record('after end', writeState(res, null))
+    }
+  },
+  {
+    name: 'Content-Length framing: end(chunk) above the high-water mark, a latin1 chunk, a corked socket',
+    request: [KEEP, KEEP, CLOSE],
+    sequential: true,
+    path: chunkedTail ? { native: 3 } : { 'headers-sent': 3 },
+    writes: 0,
+    handler (req, res, ctx) {
+      const big = 'z'.repeat(70000)
+      const last = [big, 'caf\xe9', 'last'][ctx.index]
+      res.writeHead(200, { 'Content-Length': String(5 + Buffer.byteLength(last, 'latin1')) })
+      res.socket.on('drain', () => ctx.record('socket drain', writeState(res, null)))
+      if (ctx.index === 2) res.socket.cork()
+      writeAll(res, ctx, ['first'])
+      if (ctx.index === 1) {
+        res.end(last, 'latin1', ctx.cb('end-cb'))
+      } else {
+        res.end(last, ctx.cb('end-cb'))
+      }
+      ctx.record('after end', writeState(res, null))
+    }
+  },
+  {
+    name: 'Content-Length framing: end(chunk) with nothing waiting on the cork is Node\'s',
+    request: [KEEP, CLOSE],
+    sequential: true,
+    path: { 'headers-sent': 2 },
+    writes: 0,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'Content-Length': ctx.index === 0 ? '9' : '5' })
+      writeAll(res, ctx, ['early'])
+      if (ctx.index === 0) {
+        return new Promise(resolve => setImmediate(() => {
+          res.end('late', ctx.cb('end-cb'))
+          ctx.record('after end', writeState(res, null))
+          resolve()
+        }))
+      }
+      res.end('', ctx.cb('empty-end-cb'))
+      ctx.mark()
+      res.write('late', ctx.cb('late-cb'))
     }
   },
   {
