@@ -16,7 +16,9 @@ const t = require('tap')
 const oneshot = require('../lib/index.js')
 const shim = require('../lib/shim.js')
 const internals = require('../lib/internals.js')
-const { expectedPath, expectedReason, expectedStats, shimActive, pathStats } = require('./helpers/expect-path.js')
+const {
+  expectedPath, expectedReason, expectedStats, shimActive, pathStats, tailPath
+} = require('./helpers/expect-path.js')
 const { close, exchange, listen, pathCounts, request } = require('./helpers/framework-capture.js')
 
 t.jobs = 1
@@ -403,7 +405,8 @@ const ROWS = [
       check(res, 'x')
       res.end('x')
     },
-    counted: { 'headers-sent': 1 }
+    // end(chunk) then sends the chunk itself on Node 20's end().
+    counted: { [tailPath('headers-sent')]: 1 }
   },
   {
     want: FALLBACK.HEADERS_SENT,
@@ -413,7 +416,7 @@ const ROWS = [
       // Node 24.21+ keeps a first write() on the response's own cork until
       // the tick ends, header included: ask Node which one happened.
       this.want = res._headerSent ? FALLBACK.HEADERS_SENT : FALLBACK.SOCKET_BUSY
-      this.counted = { [this.want]: 1 }
+      this.counted = { [res._headerSent ? tailPath(this.want) : this.want]: 1 }
       check(res, 'b')
       res.end('b')
     },

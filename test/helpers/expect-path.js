@@ -64,4 +64,23 @@ function pathStats (stats) {
   return { native: stats.native, fallback: stats.fallback, reasons: stats.reasons }
 }
 
-module.exports = { UNSUPPORTED, expectedPath, expectedReason, expectedStats, pathStats, shimActive }
+// Whether end(chunk) on a response whose header an earlier write() sent
+// goes the shim's way on this line (lib/shim.js, tailEnd: Node 20's end()
+// and write()), where it counts as native. (With Content-Length framing
+// only while writes wait on the socket's cork: lib/decide.js, tailReason().)
+const tailNative = shimActive && internals.chunkedWrite === true && internals.protocol.name === 'node20'
+
+/**
+ * The path of such an end(chunk): 'native' where tailNative, else
+ * `otherwise`, the path Node's own end() is counted under.
+ *
+ * @param {string|string[]} otherwise
+ * @returns {string|string[]}
+ */
+function tailPath (otherwise) {
+  return tailNative ? 'native' : otherwise
+}
+
+module.exports = {
+  UNSUPPORTED, expectedPath, expectedReason, expectedStats, pathStats, shimActive, tailNative, tailPath
+}
