@@ -20,6 +20,8 @@ const shim = require('../lib/index.js')
 const { capture, checkParity } = require('./helpers/dual-path.js')
 const { requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
 
+const HTTP10_KEEP_ALIVE = 'GET / HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n'
+
 t.jobs = 1
 
 // Whether write() calls, or the response's uncork(), take the shim's path
@@ -220,6 +222,21 @@ const fixtures = [
       res.end('', ctx.cb('empty-end-cb'))
       ctx.mark()
       res.write('late', ctx.cb('late-cb'))
+    }
+  },
+  {
+    name: 'end(chunk) after write(): HTTP/1.0 (no framing), and HEAD (chunks dropped)',
+    // HTTP/1.0 without a length ends the connection: it goes last.
+    request: ['HEAD / HTTP/1.1\r\nHost: x\r\n\r\n', HTTP10_KEEP_ALIVE],
+    sequential: true,
+    // HEAD: write_() drops the chunk before the header is sent, and end()
+    // sends the header alone.
+    path: chunkedTail ? { native: 2 } : { native: 1, 'headers-sent': 1 },
+    writes: 0,
+    handler (req, res, ctx) {
+      writeAll(res, ctx, ['raw '])
+      res.end('bytes', ctx.cb('end-cb'))
+      ctx.record('after end', writeState(res, null))
     }
   },
   {
