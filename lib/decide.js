@@ -349,10 +349,11 @@ function writeReason (res, chunk, encoding) {
 /**
  * Decides whether end(chunk) on a response whose header went out with an
  * earlier write() may send its chunk the shim's way, where Node's end() is
- * Node 20's (lib/shim.js, tailEnd): with chunked framing as write() sends
- * a chunk (writeReason()), with Content-Length framing in one write that
- * carries 'finish' (lib/send.js, endAfterWrites()). Checks write_() and
- * end() in their order, without side effects.
+ * Node 20's (lib/shim.js, tailEnd), in fewer writes (lib/send.js,
+ * endAfterWrites()): with chunked framing where write() would send the
+ * chunk the shim's way (writeReason()), else while a write waits on the
+ * socket's cork. Checks write_() and end() in their order, without side
+ * effects.
  * @param {http.ServerResponse} res a response whose _headerSent is true
  * @param {*} chunk the chunk as end() received it, after argument shuffling
  * @param {*} encoding the encoding, after argument shuffling
@@ -360,7 +361,13 @@ function writeReason (res, chunk, encoding) {
  */
 function tailReason (res, chunk, encoding) {
   if (!chunk) return WRITE.NOTHING_HELD
-  if (res.chunkedEncoding === true) return writeReason(res, chunk, encoding)
+  if (res.chunkedEncoding === true) {
+    const reason = writeReason(res, chunk, encoding)
+    if (reason !== null) return reason
+    // end() writes '0', the trailers and CRLF as one latin1 string.
+    if (typeof res._trailer !== 'string') return FALLBACK.TRAILERS
+    return res.uncork !== resUncork ? FALLBACK.PATCHED : null
+  }
   if (httpDebug) return FALLBACK.DEBUG
   // Node's Writable checks the encoding of a Uint8Array chunk too.
   if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING

@@ -420,24 +420,18 @@ function uncorkSocket (socket) {
 /**
  * Sends one chunk of a chunked response, as write_() does once
  * lib/decide.js writeReason() said yes, and returns what write() returns.
- * From end() (`fromEnd`), as write_() does for end(chunk): the socket is
- * corked without a tick to uncork it (end() uncorks it fully), and the
- * result sets no kNeedDrain (end() ignores it).
  * @param {http.ServerResponse} res
  * @param {string|Uint8Array} chunk a non-empty chunk
  * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
  * @param {Function|undefined} callback
- * @param {boolean} fromEnd
  * @returns {boolean}
  */
-function writeChunk (res, chunk, encoding, callback, fromEnd) {
+function writeChunk (res, chunk, encoding, callback) {
   const socket = res.socket
   const isString = typeof chunk === 'string'
   const latin1 = encoding === 'latin1'
   const len = isString ? (latin1 ? chunk.length : byteLength(chunk, 'utf8')) : chunk.byteLength
-  if (fromEnd) {
-    socket.cork()
-  } else if (!socket.writableCorked) {
+  if (!socket.writableCorked) {
     socket.cork()
     processObject.nextTick(uncorkSocket, socket)
   }
@@ -460,40 +454,70 @@ function writeChunk (res, chunk, encoding, callback, fromEnd) {
     socket.write(chunk, 'utf8')
   }
   const ret = socket.write(CRLF_BUF, typeof callback === 'function' ? callback : nop)
-  if (!ret && !fromEnd) res[kNeedDrain] = true
+  if (!ret) res[kNeedDrain] = true
   return ret
 }
 
 // --- end(chunk) after write() (Node 20's end()) ------------------------------
 //
-// Once write() sent the header, Node 20's end(chunk) corks the socket, writes
-// the chunk as write_() does (with chunked framing four writes, else one),
-// then the last chunk or an empty string carrying 'finish', and uncorks the
-// socket fully. endAfterWrites() sends the same bytes in fewer writes once
-// lib/decide.js tailReason() said yes: with chunked framing the chunk as
-// write() sends one (writeChunk()), and Node's own end() without a chunk,
-// which is the rest of end(chunk) once write_() returned; with
-// Content-Length framing the chunk in one write carrying 'finish', joining
-// the writes that wait on the cork in one writev as Node's two would, then
-// what Node's end() does after its writes.
+// Once write() sent the header, Node 20's end(chunk) corks the socket and
+// writes the chunk as write_() does: with chunked framing the size line, a
+// CRLF, the chunk and a CRLF; else the chunk alone. Then it writes the last
+// chunk ('0', the trailers, CRLF) or, without chunked framing, an empty
+// string, carrying 'finish', and uncorks the socket fully: one writev of
+// those and of the writes still waiting on the cork. endAfterWrites() sends
+// the same bytes in fewer writes once lib/decide.js tailReason() said yes:
+// a string chunk of up to JOIN_MAX chars joined to its framing and the last
+// chunk (without trailers, whose latin1 chars a UTF-8 write would encode
+// otherwise), else the size line, the chunk as it is and the rest; without
+// chunked framing, the chunk alone. The last write carries 'finish'. The
+// socket counts each write by its length, so writableLength, needDrain and
+// 'drain', bytesWritten and the callbacks read the same; and at least two
+// writes go out in that writev, as Node's would (one write would be a plain
+// write, which counts a failed string write's bytes otherwise).
+
+// Whether a write is waiting on the socket's cork.
+function writeWaiting (state) {
+  return state.buffered.length > state.bufferedIndex
+}
 
 /**
  * end(chunk, encoding, callback) on a response whose header went out with
- * an earlier write().
+ * an earlier write(): the writes, then what Node's end() does after them.
  * @param {http.ServerResponse} res
- * @param {string|Uint8Array} chunk
- * @param {string|null|undefined} encoding
+ * @param {string|Uint8Array} chunk a non-empty chunk
+ * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
  * @param {Function|undefined} callback
- * @param {Function} nodeEnd Node's end(), for the rest of a chunked one
  * @returns {http.ServerResponse}
  */
-function endAfterWrites (res, chunk, encoding, callback, nodeEnd) {
-  if (res.chunkedEncoding) {
-    writeChunk(res, chunk, encoding, undefined, true)
-    return nodeEnd.call(res, callback)
-  }
+function endAfterWrites (res, chunk, encoding, callback) {
   const socket = res.socket
-  socket.write(chunk, encoding, (err) => protocol.onFinish(res, err))
+  const onWrite = (err) => protocol.onFinish(res, err)
+  socket.cork()
+  if (res.chunkedEncoding) {
+    const isString = typeof chunk === 'string'
+    const latin1 = encoding === 'latin1'
+    const len = isString ? (latin1 ? chunk.length : byteLength(chunk, 'utf8')) : chunk.byteLength
+    const line = numberToString.call(len, 16) + '\r\n'
+    const trailer = res._trailer
+    const last = '\r\n0\r\n' + trailer + '\r\n'
+    if (isString && chunk.length <= JOIN_MAX) {
+      const charset = latin1 ? 'latin1' : 'utf8'
+      if (trailer === '' && writeWaiting(socket._writableState)) {
+        socket.write(line + chunk + last, charset, onWrite)
+      } else {
+        socket.write(line + chunk, charset)
+        socket.write(last, 'latin1', onWrite)
+      }
+    } else {
+      socket.write(line, 'latin1')
+      socket.write(chunk, isString ? (latin1 ? 'latin1' : 'utf8') : undefined)
+      socket.write(last, 'latin1', onWrite)
+    }
+  } else {
+    // lib/decide.js tailReason() found a write waiting on the cork.
+    socket.write(chunk, encoding, onWrite)
+  }
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
   socket._writableState.corked = 1
   socket.uncork()

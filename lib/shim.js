@@ -213,7 +213,7 @@ function end (chunk, encoding, callback) {
     // end(chunk) after write(): the chunk in fewer socket writes
     // (lib/send.js, endAfterWrites()).
     stats.native++
-    return endAfterWrites(this, c, e, cb, nodeEnd)
+    return endAfterWrites(this, c, e, cb)
   } else {
     count(reason, this)
   }
@@ -277,8 +277,8 @@ function uncork () {
 
 // Whether end(chunk) after write() sends its chunk in fewer writes
 // (lib/send.js, endAfterWrites()): where end() is Node 20's
-// (lib/protocol/node20.js), whose rest after write_() is end() without a
-// chunk, and write() Node 20's (internals.chunkedWrite).
+// (lib/protocol/node20.js) and so is write_() (internals.chunkedWrite),
+// whose writes endAfterWrites() reproduces.
 const tailEnd = internals !== null && internals.chunkedWrite === true &&
   internals.protocol.name === 'node20'
 

@@ -111,13 +111,20 @@ const fixtures = [
   },
   {
     name: 'end(chunk) on a later tick than the writes, and with trailers',
-    request: [KEEP, CLOSE],
+    request: [KEEP, KEEP, CLOSE],
     sequential: true,
-    path: chunkedTail ? { native: 2 } : { 'headers-sent': 2 },
-    writes: 2,
+    path: chunkedTail ? { native: 3 } : { [TAIL]: 1, 'headers-sent': 2 },
+    writes: 3,
     handler (req, res, ctx) {
       res.writeHead(200, { Trailer: 'X-Sum' })
       writeAll(res, ctx, ['early '])
+      if (ctx.index === 2) {
+        // In the same tick, with a latin1 trailer value after a UTF-8 chunk.
+        res.addTrailers({ 'X-Sum': 'ab\xe9' })
+        res.end('l\u00e4te', ctx.cb('end-cb'))
+        ctx.record('after end', writeState(res, null))
+        return
+      }
       return new Promise(resolve => setImmediate(() => {
         ctx.record('before end', writeState(res, null))
         if (ctx.index === 1) res.addTrailers({ 'X-Sum': 'abc' })
