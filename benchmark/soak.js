@@ -28,6 +28,15 @@ const { parseArgs, runMain } = require('./lib/args.js')
 // Response shapes, picked in turn by the request path. `status` and `len`
 // (decoded body bytes) are what the client checks; `path` is what the shim
 // is expected to do with it.
+// end(chunk) after write() is native where Node's end() and write() are
+// Node 20's (lib/shim.js, tailEnd), else Node's own (headers-sent, or
+// socket-busy where the response holds the chunk on its cork).
+function tailPath () {
+  const internals = require(path.join(__dirname, '..', 'lib', 'internals.js'))
+  if (internals === null) return 'headers-sent'
+  if (internals.chunkedWrite && internals.protocol.name === 'node20') return 'native'
+  return internals.chunkedUncork ? 'socket-busy' : 'headers-sent'
+}
 const JSON_BODY = JSON.stringify({ id: 42, name: 'soak', tags: ['a', 'b', 'c'], nested: { ok: true } })
 const BIG_BODY = Buffer.alloc(20 * 1024, 'z')
 const SHAPES = [
@@ -38,7 +47,7 @@ const SHAPES = [
   { name: '404', status: 404, len: 9, path: 'native' },
   { name: 'JSON', status: 200, len: Buffer.byteLength(JSON_BODY), path: 'native' },
   { name: 'HEAD', status: 200, len: 0, head: true, path: 'native' },
-  { name: 'write+end (chunked)', status: 200, len: 10, path: 'headers-sent' },
+  { name: 'write+end (chunked)', status: 200, len: 10, path: tailPath() },
   { name: 'writeHead without CL (chunked)', status: 200, len: 7, path: 'native' },
   // Above the 4 KiB copy cap: native in a direct write, which an idle
   // keep-alive socket's kernel buffer takes whole.
