@@ -71,6 +71,17 @@ function writeAll (res, ctx, chunks) {
   })
 }
 
+// Ends the response with `last` (in `encoding` when given) and a callback,
+// recording the state after end().
+function endAndRecord (res, ctx, last, encoding) {
+  if (encoding === undefined) {
+    res.end(last, ctx.cb('end-cb'))
+  } else {
+    res.end(last, encoding, ctx.cb('end-cb'))
+  }
+  ctx.record('after end', writeState(res, null))
+}
+
 const MIXED = ['abc', Buffer.from('d\xe9f', 'latin1'), ['g\xe9', 'latin1'], 'caf\u00e9 \u2615',
   new Uint8Array([0x78, 0x79]), ['plain', 'utf8']]
 
@@ -101,12 +112,7 @@ const fixtures = [
       res.writeHead(200)
       writeAll(res, ctx, ['first '])
       const last = [Buffer.from('bytes'), 'caf\xe9', '\u00e9'.repeat(1500)][ctx.index]
-      if (ctx.index === 1) {
-        res.end(last, 'latin1', ctx.cb('end-cb'))
-      } else {
-        res.end(last, ctx.cb('end-cb'))
-      }
-      ctx.record('after end', writeState(res, null))
+      endAndRecord(res, ctx, last, ctx.index === 1 ? 'latin1' : undefined)
     }
   },
   {
@@ -202,12 +208,7 @@ const fixtures = [
       res.socket.on('drain', () => ctx.record('socket drain', writeState(res, null)))
       if (ctx.index === 2) res.socket.cork()
       writeAll(res, ctx, ['first'])
-      if (ctx.index === 1) {
-        res.end(last, 'latin1', ctx.cb('end-cb'))
-      } else {
-        res.end(last, ctx.cb('end-cb'))
-      }
-      ctx.record('after end', writeState(res, null))
+      endAndRecord(res, ctx, last, ctx.index === 1 ? 'latin1' : undefined)
     }
   },
   {
