@@ -476,9 +476,12 @@ function writeChunk (res, chunk, encoding, callback) {
 // writes go out in that writev, as Node's would (one write would be a plain
 // write, which counts a failed string write's bytes otherwise).
 
-// Whether a write is waiting on the socket's cork.
+// Whether a write is waiting on the socket's cork (a Writable state without
+// the buffered array Node 20 to 26 keep answers no: the last chunk then
+// goes as a write of its own).
 function writeWaiting (state) {
-  return state.buffered.length > state.bufferedIndex
+  const buffered = state.buffered
+  return Array.isArray(buffered) && buffered.length > state.bufferedIndex
 }
 
 /**
