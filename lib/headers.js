@@ -109,4 +109,4 @@ function uninstall () {
   previous = null
 }
 
-module.exports = { install, uninstall, observe, setHeader }
+module.exports = { FAST_MAX, install, uninstall, observe, setHeader }

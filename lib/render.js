@@ -27,7 +27,7 @@ const http = require('node:http')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-const { observe } = require('./headers.js')
+const { FAST_MAX, observe } = require('./headers.js')
 const {
   FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason, rendered
 } = require('./decide.js')
@@ -417,6 +417,14 @@ function renderFresh (res, length) {
   let lengthAt = -1
   let hasDate = false
   if (headers) {
+    const c = lastFresh
+    if (c !== null && c.code === code && c.message === message) {
+      const hit = renderAgain(res, c, headers, length)
+      if (hit !== -1) {
+        observe(c.n)
+        return hit
+      }
+    }
     // Object.keys() lists the keys in the order for-in would, in about two
     // thirds of its time on a dictionary-mode store and as fast on a
     // fast-mode one (lib/headers.js picks which the next response gets).
@@ -424,11 +432,6 @@ function renderFresh (res, length) {
     const stored = Object.keys(headers)
     n = stored.length
     observe(n)
-    const c = lastFresh
-    if (c !== null && c.n === n && c.code === code && c.message === message) {
-      const hit = renderAgain(res, c, headers, stored, length)
-      if (hit !== -1) return hit
-    }
     for (let i = 0; i < n; i++) {
       const key = stored[i]
       const entry = headers[key]
@@ -462,30 +465,52 @@ function renderFresh (res, length) {
 // one before, and renderAgain() matches them without copying the headers.
 let lastFresh = null
 
+// What renderAgain() matched: the Content-Length value, or the body length
+// when the store has none.
+const again = { value: 0 }
+
+// Whether header `i` of entry `c` has `key` and the stored `entry`; the
+// Content-Length value is matched by shape and kept in `again`.
+function sameHeader (c, i, key, entry) {
+  if (key !== c.keys[i] || entry[0] !== c.names[i]) return false
+  const v = entry[1]
+  if (i !== c.lengthAt) return v === c.values[i]
+  if (v !== c.lastValue && !lengthCacheable(v)) return false
+  again.value = v
+  return true
+}
+
 // renderFresh() for a response whose stored headers may be those of entry
-// `c` (same status line and count): compares each key, name and value
-// straight from the store, in order, as findEntry() would compare the
-// copies (the Content-Length value by shape), and applies the block when
-// all match. Returns -1, having changed nothing, when any differs.
-function renderAgain (res, c, headers, stored, length) {
-  const ck = c.keys
-  const cn = c.names
-  const cv = c.values
-  const at = c.lengthAt
-  let value = length
-  for (let i = 0; i < stored.length; i++) {
-    const key = stored[i]
-    if (key !== ck[i]) return -1
-    const entry = headers[key]
-    if (entry[0] !== cn[i]) return -1
-    const v = entry[1]
-    if (i === at) {
-      if (v !== c.lastValue && !lengthCacheable(v)) return -1
-      value = v
-    } else if (v !== cv[i]) {
-      return -1
+// `c` (same status line): compares each key, name and value straight from
+// the store, in order, as findEntry() would compare the copies (the
+// Content-Length value by shape), and applies the block when all match.
+// Returns -1, having changed nothing, when any differs. A store of up to
+// FAST_MAX headers is walked with for-in, in the order _storeHeader() walks
+// it: on a fast-mode store (lib/headers.js, and Node 26's own) V8 reads
+// each value through the enumeration cache, where a keyed load per key went
+// megamorphic. A larger store is a dictionary, whose keys Object.keys()
+// lists faster than for-in does.
+// Refs: benchmark/instructions.js (express3 -0.4k; headers20 +2k with for-in)
+function renderAgain (res, c, headers, length) {
+  const n = c.n
+  let i = 0
+  again.value = length
+  if (n <= FAST_MAX) {
+    for (const key in headers) {
+      if (i === n || !sameHeader(c, i, key, headers[key])) return -1
+      i++
+    }
+    if (i !== n) return -1
+  } else {
+    const stored = Object.keys(headers)
+    if (stored.length !== n) return -1
+    for (; i < n; i++) {
+      const key = stored[i]
+      if (!sameHeader(c, i, key, headers[key])) return -1
     }
   }
+  const value = again.value
+  const at = c.lengthAt
   if (!stateMatches(c, res, stateOf(res))) return -1
   const head = headOf(c, value)
   applyBlock(res, c.code, c.message, false, at !== -1 ? c.lastNumber : undefined, value, c.last,
