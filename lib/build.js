@@ -61,10 +61,12 @@ const headerCharRegExp = /[^\t\x20-\x7e\x80-\xff]/
 // per message (malloc, backing store, the sweeper's accounting, free): 0.6
 // to 1.0 µs. The slab pays that once per 7 messages, and more page faults
 // (0.1 to 0.4 per message against 0.0 to 0.1: glibc trims the heap after
-// freed slabs), which cost less than the allocations saved. Bodies of
-// FILL_BODY_MIN bytes or more are copied by the addon.
+// freed slabs), which cost less than the allocations saved. Bodies are
+// copied with TypedArray#set: an addon copy that asked for every cache line
+// of the destination first (fillBody(), removed) measured 6 to 24% slower
+// for 8 to 32 KiB bodies, in one process, interleaved.
 // Refs: benchmark/build-message.js (16 KiB Buffer body, 3 headers, medians
-// of 3 runs: 3689 ns per message before, 2311 with the slab and fillBody())
+// of 3 runs: 3689 ns per message before the slab, 1.7 to 1.9 µs with it)
 const POOL_SIZE = 64 * 1024
 const POOL_MAX = 8 * 1024
 const UTF8_POOL_MAX = POOL_SIZE >>> 1
@@ -72,18 +74,6 @@ const LARGE_POOL_SIZE = 128 * 1024
 const LARGE_MAX = 32 * 1024
 
 const fill = binding === null ? null : binding.fill
-// The addon's copy for large Uint8Array bodies (src/binding.c copy_fresh()):
-// a message is fresh memory that no cache holds, and the addon asks for all
-// of its cache lines before copying, where TypedArray#set waits for them a
-// few at a time. Below FILL_BODY_MIN bytes the Node-API call costs more
-// than it saves. An addon without it (built from an older src/) leaves the
-// copy to TypedArray#set.
-// Refs: benchmark/build-message.js (Buffer bodies, 3 headers, in one
-// process, interleaved, ns per message with TypedArray#set / fillBody():
-// 16 KiB 2858 / 2270, 8 KiB 1445 / 1148, 4 KiB 793 / 816, 1 KiB 341 / 353)
-const fillBody = binding === null || typeof binding.fillBody !== 'function' ? null : binding.fillBody
-const FILL_BODY_MIN = 8 * 1024
-
 // A slab: a Buffer over all of it (buf), its ArrayBuffer (ab, as the addon
 // takes it), its size and where its free part starts (offset).
 function newSlab (size) {
@@ -537,11 +527,7 @@ function place (block, body, len, chunked, latin1) {
   if (typeof body === 'string') {
     p += writeString(dst, p, body, latin1, len)
   } else if (len !== 0) {
-    if (len >= FILL_BODY_MIN && fillBody !== null) {
-      fillBody(slab === null ? dst.buffer : slab.ab, p, body)
-    } else {
-      typedArraySet.call(dst, body, p)
-    }
+    typedArraySet.call(dst, body, p)
     p += len
   }
   if (chunked) typedArraySet.call(dst, len === 0 ? LAST_CHUNK : CHUNK_END, p)

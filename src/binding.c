@@ -6,7 +6,6 @@
  *   build(statusCode, reason, headers, body, flags) -> Buffer | error code
  *   fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset)
  *                                                    -> length | Buffer | -(error code)
- *   fillBody(dst, offset, body)                      -> undefined
  *   buildFromHead(head, numHeaders, body, flags)     -> Buffer | error code
  *   cacheSet(slot, prefix, suffix, numHeaders)      -> error code
  *   fillCached(dst, key, length, body)               -> error code
@@ -789,40 +788,6 @@ static napi_value js_fill(napi_env env, napi_callback_info info)
   return out;
 }
 
-/* copy_fresh() asks for the cache lines of at most this many bytes. */
-#define CACHE_LINE   64
-#define PREFETCH_MAX ((size_t)64 * 1024)
-
-/* memmove() for a destination that no cache holds, as a result of
- * lib/build.js usually is: fresh memory, which V8 frees again only after
- * tens of MiB more have been handed out. A store to a line that is not in
- * the cache waits for the line to be read, and memmove() keeps few of those
- * reads in flight; asking for every line first overlaps them. Lines past
- * PREFETCH_MAX would be evicted before they are written. The lines end up
- * in the cache as with memmove() alone, where the write to a socket that
- * usually follows reads them.
- * Refs: 16 KiB copied into a 64 MiB ring of buffers, in C: 2.2 to 2.7 µs
- * with memcpy(), 1.5 to 1.8 µs prefetching first, whatever the alignment;
- * benchmark/build-message.js (16 KiB Buffer body, 3 headers, in one
- * process, interleaved: 2.9 µs per message with TypedArray#set, 2.3 µs
- * with fillBody()) */
-static void copy_fresh(char *dst, const char *src, size_t len)
-{
-#if defined(__GNUC__) || defined(__clang__)
-  size_t ahead = len < PREFETCH_MAX ? len : PREFETCH_MAX;
-  for (size_t i = 0; i < ahead; i += CACHE_LINE) {
-    __builtin_prefetch(dst + i, 1, 3);
-  }
-  /* The last line, when `dst` is not aligned to a line. */
-  if (ahead != 0) {
-    __builtin_prefetch(dst + ahead - 1, 1, 3);
-  }
-#endif
-  /* memmove(): a body may be a view into the slab it is copied to. */
-  memmove(dst, src, len);
-}
-
-
 /* The element type, data and length of `v` when it is a typed array;
  * napi_int8_array (a type no caller accepts), NULL and 0 when it is not. */
 static napi_status typed_bytes(napi_env env, napi_value v, napi_typedarray_type *type, void **data,
@@ -838,46 +803,6 @@ static napi_status typed_bytes(napi_env env, napi_value v, napi_typedarray_type 
   }
   return napi_get_typedarray_info(env, v, type, len, data, NULL, NULL);
 }
-/* fillBody(dst, offset, body): copies the bytes of `body`, a Uint8Array,
- * into the ArrayBuffer `dst` at `offset`, for lib/build.js, which writes a
- * cached header block itself and hands large bodies to this. Returns
- * undefined. A body that does not fit is a RangeError: the caller reserved
- * the room. */
-static napi_value js_fill_body(napi_env env, napi_callback_info info)
-{
-  napi_value argv[4];
-  instance_t *inst = NULL;
-  if (!get_args(env, info, argv, 3, &inst, "fillBody: expected 3 arguments (dst, offset, body)")) {
-    return NULL;
-  }
-  void *dst = NULL;
-  size_t dst_len = 0;
-  if (napi_get_arraybuffer_info(env, argv[0], &dst, &dst_len) != napi_ok) {
-    return throw_type_error(env, "fillBody: argument 'dst' must be an ArrayBuffer");
-  }
-  uint32_t off = 0;
-  if (napi_get_value_uint32(env, argv[1], &off) != napi_ok || (size_t)off > dst_len) {
-    return throw_type_error(env, "fillBody: argument 'offset' must be an integer within 'dst'");
-  }
-  napi_typedarray_type type;
-  size_t len = 0;
-  void *src = NULL;
-  CALL(env, typed_bytes(env, argv[2], &type, &src, &len));
-  if (type != napi_uint8_array && type != napi_uint8_clamped_array) {
-    return throw_type_error(env, "fillBody: argument 'body' must be a Uint8Array");
-  }
-  if (len > dst_len - off) {
-    napi_throw_range_error(env, "ERR_OUT_OF_RANGE",
-                           "fillBody: argument 'body' does not fit in 'dst' at 'offset'");
-    return NULL;
-  }
-  /* An empty ArrayBuffer or view may have no data pointer. */
-  if (len != 0) {
-    copy_fresh((char *)dst + off, src, len);
-  }
-  return NULL;
-}
-
 /* buildFromHead(head, numHeaders, body, flags) */
 static napi_value js_build_from_head(napi_env env, napi_callback_info info)
 {
@@ -1475,7 +1400,6 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
   napi_property_descriptor props[] = {
       {"build", NULL, js_build, NULL, NULL, NULL, napi_enumerable, inst},
       {"fill", NULL, js_fill, NULL, NULL, NULL, napi_enumerable, inst},
-      {"fillBody", NULL, js_fill_body, NULL, NULL, NULL, napi_enumerable, inst},
       {"buildFromHead", NULL, js_build_from_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"fillFromHead", NULL, js_fill_from_head, NULL, NULL, NULL, napi_enumerable, inst},
       {"checkHead", NULL, js_check_head, NULL, NULL, NULL, napi_enumerable, inst},

@@ -113,37 +113,6 @@ test('messages of 8 to 32 KiB come from a second slab', async t => {
   }
 })
 
-test('the addon\'s fillBody() copies a Uint8Array into an ArrayBuffer, or throws', async t => {
-  const binding = require('../lib/binding.js')
-  const ab = new ArrayBuffer(8)
-  const bytes = new Uint8Array(ab)
-  t.equal(binding.fillBody(ab, 2, Buffer.from([1, 2, 3, 4])), undefined, 'returns undefined')
-  t.strictSame([...bytes], [0, 0, 1, 2, 3, 4, 0, 0], 'writes exactly the body at the offset')
-  binding.fillBody(ab, 4, new Uint8Array(ab, 2, 4))
-  t.strictSame([...bytes], [0, 0, 1, 2, 1, 2, 3, 4], 'a body overlapping the destination is read as it was')
-  binding.fillBody(ab, 8, new Uint8Array(0))
-  binding.fillBody(new ArrayBuffer(0), 0, Buffer.alloc(0))
-  t.pass('an empty body fits anywhere, even in an empty ArrayBuffer')
-  const cases = [
-    [() => binding.fillBody(), /^fillBody: expected 3 arguments/],
-    [() => binding.fillBody(ab, 0, Buffer.alloc(1), 0), /^fillBody: expected 3 arguments/],
-    [() => binding.fillBody(Buffer.alloc(8), 0, Buffer.alloc(1)), /^fillBody: argument 'dst' must be an ArrayBuffer/],
-    [() => binding.fillBody(ab, 9, Buffer.alloc(0)), /^fillBody: argument 'offset'/],
-    [() => binding.fillBody(ab, -1, Buffer.alloc(0)), /^fillBody: argument 'offset'/],
-    [() => binding.fillBody(ab, '0', Buffer.alloc(0)), /^fillBody: argument 'offset'/],
-    [() => binding.fillBody(ab, 0, 'body'), /^fillBody: argument 'body' must be a Uint8Array/],
-    [() => binding.fillBody(ab, 0, new Uint16Array(1)), /^fillBody: argument 'body' must be a Uint8Array/],
-    [() => binding.fillBody(ab, 0, new ArrayBuffer(1)), /^fillBody: argument 'body' must be a Uint8Array/]
-  ]
-  for (const [fn, message] of cases) {
-    t.throws(fn, { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE', message }, String(message))
-  }
-  const before = [...bytes]
-  t.throws(() => binding.fillBody(ab, 4, Buffer.alloc(5)),
-    { name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: /^fillBody: argument 'body' does not fit/ })
-  t.strictSame([...bytes], before, 'a body that does not fit writes nothing')
-})
-
 test('large messages get a Buffer of their own', async t => {
   for (const size of [32 * 1024, 64 * 1024, 1024 * 1024]) {
     for (const kind of ['string', 'Buffer']) {
