@@ -490,7 +490,8 @@ function sameHeader (c, i, key, entry) {
 // each value through the enumeration cache, where a keyed load per key went
 // megamorphic. A larger store is a dictionary, whose keys Object.keys()
 // lists faster than for-in does.
-// Refs: benchmark/instructions.js (express3 -0.4k; headers20 +2k with for-in)
+// Refs: benchmark/instructions.js (express3 -0.3k on 20 and 24, -0.5k on 26;
+// headers20 +1.8k to +2.4k with for-in)
 function renderAgain (res, c, headers, length) {
   const n = c.n
   let i = 0
