@@ -16,17 +16,22 @@
 // where nothing can tell the two apart: a string name and a string or number
 // value (validation then runs no user code), Node's setHeader() and
 // _isLenientHeaderValidation() unpatched. If Node throws, the response gets
-// back the null it had. Any other call is Node's alone. Node 26 stores
-// headers in an OutgoingHeaders instance, kept in fast mode already: there,
-// and wherever the probe saw another store, setHeader() is left as it is.
+// back the null it had. Any other call is Node's alone.
 //
-// A fast-mode object that gets more than FAST_MAX properties by keyed
-// stores is turned into a dictionary by V8 itself, which costs more than
-// starting with one. The size of the last response end() rendered picks the
-// store of the next: an application whose responses carry many headers
-// gets Node's own kind of store.
-// Refs: benchmark/instructions.js (express3: 42.7k -> 40.7k; headers=20
-// unchanged)
+// V8 keeps an object in fast mode while the properties added to it by keyed
+// stores (setHeader()'s `headers[key] = ...`) fit in its in-object slots or
+// number at most max(12, in-object slots) beyond them; one more turns it
+// into a dictionary, which costs more than starting with one. The size of
+// the last response end() rendered picks the store of the next:
+// - up to FAST_MAX headers, an object literal's (4 in-object slots): on 20
+//   to 24 only, as Node 26's own OutgoingHeaders store is fast-mode already;
+// - up to WIDE_MAX, a WideStore: 32 in-object slots, so 64 headers stay in
+//   fast mode, on every line, with the store's own prototype (null on 20
+//   to 24, OutgoingHeaders' empty prototype on 26, read off the first store
+//   Node made);
+// - more, Node's own store.
+// Refs: benchmark/instructions.js (express3: 42.7k -> 40.7k; headers20 on
+// 20.20.2: 85.2k -> 73.9k, on 24.22.3: 83.6k -> 75.0k)
 
 const http = require('node:http')
 const internals = require('./internals.js')
@@ -37,26 +42,84 @@ const nodeSetHeader = OutgoingMessage.prototype.setHeader
 // store: a replaced one is user code that could see the store early.
 const nodeLenient = OutgoingMessage.prototype._isLenientHeaderValidation
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
-const { setPrototypeOf } = Object
+const { getPrototypeOf, setPrototypeOf } = Object
+const { ownKeys } = Reflect
 
-// V8 keeps an object literal's 4 in-object properties and 12 more in fast
-// mode when they are added by keyed stores.
+// An object literal's 4 in-object slots and 12 more.
 const FAST_MAX = 16
+// A WideStore's 32 in-object slots and 32 more.
+const WIDE_MAX = 64
 
-// Whether this Node line stores headers in a null-prototype object.
-const applies = internals !== null && internals.nullProtoHeaders === true &&
-  typeof nodeSetHeader === 'function'
+const applies = internals !== null && typeof nodeSetHeader === 'function'
+// Node 20 to 24 store headers in a null-prototype object literal.
+const nullProto = applies && internals.nullProtoHeaders === true
 
-// The store the next response gets: fast unless the last rendered
-// response had more headers than a fast store keeps.
-let fast = true
+// The prototype of Node's stores: null on 20 to 24, undefined until a store
+// of Node's was seen elsewhere (lib/protocol/probe.js checked its shape:
+// no own keys but `constructor`, and a null prototype).
+let storeProto = nullProto ? null : undefined
+
+// A constructor V8 gives 32 in-object slots: it counts the properties the
+// body assigns (24) and adds 8. The body never runs with `init`.
+function WideStore (init) {
+  if (init) {
+    this.a0 = 0; this.a1 = 0; this.a2 = 0; this.a3 = 0; this.a4 = 0; this.a5 = 0
+    this.a6 = 0; this.a7 = 0; this.a8 = 0; this.a9 = 0; this.a10 = 0; this.a11 = 0
+    this.a12 = 0; this.a13 = 0; this.a14 = 0; this.a15 = 0; this.a16 = 0; this.a17 = 0
+    this.a18 = 0; this.a19 = 0; this.a20 = 0; this.a21 = 0; this.a22 = 0; this.a23 = 0
+  }
+}
+
+// V8 shrinks a constructor's objects, after its first seven, to the most
+// slots any of them used (in-object slack tracking). Eight stores filled
+// with 32 keys here settle the size before a response gets one.
+if (applies) {
+  for (let i = 0; i < 8; i++) {
+    const settle = setPrototypeOf(new WideStore(false), null)
+    for (let k = 0; k < 32; k++) settle['k' + k] = k
+  }
+}
+
+const SMALL = 0
+const WIDE = 1
+const NODE = 2
+
+// The store the next response gets, and the last WideStore handed out.
+let kind = nullProto ? SMALL : NODE
+let lastWide = null
 
 /**
- * Records how many headers the response being rendered stored.
+ * Records how many headers the response being rendered stored, and its
+ * store (on Node 26 the first one tells the prototype of Node's stores).
  * @param {number} n
+ * @param {object} store
  */
-function observe (n) {
-  fast = n <= FAST_MAX
+function observe (n, store) {
+  if (storeProto === undefined && n > FAST_MAX) learnProto(store)
+  if (n <= FAST_MAX) {
+    kind = nullProto ? SMALL : NODE
+  } else {
+    kind = n <= WIDE_MAX && storeProto !== undefined ? WIDE : NODE
+  }
+  lastWide = null
+}
+
+function learnProto (store) {
+  const proto = getPrototypeOf(store)
+  if (proto !== null && getPrototypeOf(proto) === null &&
+      ownKeys(proto).every((key) => key === 'constructor')) {
+    storeProto = proto
+  }
+}
+
+/**
+ * Whether `store` is the last WideStore setHeader() made: fast-mode unless
+ * a header was removed from it since.
+ * @param {object} store
+ * @returns {boolean}
+ */
+function isWide (store) {
+  return store === lastWide
 }
 
 /**
@@ -68,16 +131,19 @@ function setHeader (name, value) {
   // Looked up per call: a wrapper installed on OutgoingMessage later still
   // runs, and then Node creates the store itself.
   const set = OutgoingMessage.prototype.setHeader
-  if (!fast || set !== nodeSetHeader || this[kOutHeaders] !== null ||
+  if (kind === NODE || set !== nodeSetHeader || this[kOutHeaders] !== null ||
       typeof name !== 'string' || (typeof value !== 'string' && typeof value !== 'number') ||
       this._isLenientHeaderValidation !== nodeLenient) {
     return set.call(this, name, value)
   }
-  this[kOutHeaders] = setPrototypeOf({}, null)
+  this[kOutHeaders] = kind === SMALL
+    ? setPrototypeOf({}, null)
+    : (lastWide = setPrototypeOf(new WideStore(false), storeProto))
   try {
     return set.call(this, name, value)
   } catch (err) {
     this[kOutHeaders] = null
+    lastWide = null
     throw err
   }
 }
@@ -109,4 +175,4 @@ function uninstall () {
   previous = null
 }
 
-module.exports = { FAST_MAX, install, uninstall, observe, setHeader }
+module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, setHeader }

@@ -27,7 +27,7 @@ const http = require('node:http')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-const { FAST_MAX, observe } = require('./headers.js')
+const { FAST_MAX, observe, isWide } = require('./headers.js')
 const {
   FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason, rendered
 } = require('./decide.js')
@@ -421,7 +421,7 @@ function renderFresh (res, length) {
     if (c !== null && c.code === code && c.message === message) {
       const hit = renderAgain(res, c, headers, length)
       if (hit !== -1) {
-        observe(c.n)
+        observe(c.n, headers)
         return hit
       }
     }
@@ -431,7 +431,7 @@ function renderFresh (res, length) {
     // Refs: benchmark/instructions.js (headers=20, express3)
     const stored = Object.keys(headers)
     n = stored.length
-    observe(n)
+    observe(n, headers)
     for (let i = 0; i < n; i++) {
       const key = stored[i]
       const entry = headers[key]
@@ -484,19 +484,19 @@ function sameHeader (c, i, key, entry) {
 // `c` (same status line): compares each key, name and value straight from
 // the store, in order, as findEntry() would compare the copies (the
 // Content-Length value by shape), and applies the block when all match.
-// Returns -1, having changed nothing, when any differs. A store of up to
-// FAST_MAX headers is walked with for-in, in the order _storeHeader() walks
-// it: on a fast-mode store (lib/headers.js, and Node 26's own) V8 reads
-// each value through the enumeration cache, where a keyed load per key went
-// megamorphic. A larger store is a dictionary, whose keys Object.keys()
-// lists faster than for-in does.
+// Returns -1, having changed nothing, when any differs. A fast-mode store
+// (up to FAST_MAX headers, or a WideStore of lib/headers.js) is walked with
+// for-in, in the order _storeHeader() walks it: V8 reads each value through
+// the enumeration cache, where a keyed load per key went megamorphic. Any
+// other larger store is a dictionary, whose keys Object.keys() lists faster
+// than for-in does.
 // Refs: benchmark/instructions.js (express3 -0.3k on 20 and 24, -0.5k on 26;
-// headers20 +1.8k to +2.4k with for-in)
+// headers20 on a dictionary +1.8k to +2.4k with for-in)
 function renderAgain (res, c, headers, length) {
   const n = c.n
   let i = 0
   again.value = length
-  if (n <= FAST_MAX) {
+  if (n <= FAST_MAX || isWide(headers)) {
     for (const key in headers) {
       if (i === n || !sameHeader(c, i, key, headers[key])) return -1
       i++

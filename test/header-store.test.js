@@ -1,18 +1,17 @@
 'use strict'
 
-// The header store lib/headers.js hands Node's own setHeader() on Node 20
-// to 24 (a fast-mode object with a null prototype, in place of the
-// dictionary-mode one Node creates) must be indistinguishable from Node's:
-// same prototype, keys, order and values through every accessor, the same
-// errors, and nothing left behind when setHeader() throws or the shim is
-// uninstalled.
+// The header store lib/headers.js hands Node's own setHeader() (a fast-mode
+// object with Node's store prototype, in place of the dictionary-mode one
+// Node creates on 20 to 24, or for more than 16 headers on every line) must
+// be indistinguishable from Node's: same prototype, keys, order and values
+// through every accessor, the same errors, and nothing left behind when
+// setHeader() throws or the shim is uninstalled.
 
 const t = require('tap')
 const http = require('node:http')
 
 const shim = require('../lib/index.js')
 const { checkParity } = require('./helpers/dual-path.js')
-const { nullPrototypeHeaderStore } = require('./helpers/node-line.js')
 const { requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
 
 t.jobs = 1
@@ -80,11 +79,11 @@ function storeParity (t, name, setup) {
   })
 }
 
-t.test('the wrapper is in place exactly where Node stores headers in a null-prototype object', async t => {
+t.test('the wrapper is in place wherever the shim is active', async t => {
   const before = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader')
   const uninstall = shim.install()
   const own = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader')
-  if (shim.isActive() && nullPrototypeHeaderStore()) {
+  if (shim.isActive()) {
     t.ok(own !== undefined && own.value !== nodeSetHeader, 'ServerResponse#setHeader is wrapped')
     t.equal(own.value.name, nodeSetHeader.name, 'with Node\'s name')
     t.equal(own.value.length, nodeSetHeader.length, 'and length')
@@ -232,6 +231,112 @@ t.test('responses with many and few headers, alternating', async t => {
       for (let i = 0; i < n; i++) res.setHeader(`X-H-${i}`, `v${i}`)
       ctx.record('store', readStore(res))
       res.end('ok')
+    }
+  })
+})
+
+// Past 16 headers the next response gets a WideStore (lib/headers.js), and
+// past 64 Node's own store again; each size twice, so the second renders
+// from the first's cache entry (lib/render.js, renderAgain()).
+t.test('responses with 17 to 100 headers, each size twice', async t => {
+  const sizes = [17, 17, 40, 40, 64, 64, 65, 65, 100, 100, 20, 20, 3]
+  await checkParity(t, {
+    name: `${sizes.join(', ')} headers on one keep-alive connection`,
+    request: sizes.map((_, i) => i === sizes.length - 1 ? CLOSE : KEEP),
+    sequential: true,
+    path: { native: sizes.length },
+    handler (req, res, ctx) {
+      const n = sizes[ctx.index]
+      for (let i = 0; i < n; i++) res.setHeader(`X-H-${i}`, i % 3 === 0 ? i : `v${i}`)
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+})
+
+// Which store the next response gets, as lib/headers.js decides it from the
+// size of the last rendered response.
+t.test('the store kind follows the size of the last rendered response', async t => {
+  const headers = require('../lib/headers.js')
+  const uninstall = shim.install()
+  const req = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} }
+  const storeOf = (n) => {
+    const res = new ServerResponse(req)
+    for (let i = 0; i < n; i++) res.setHeader(`X-H-${i}`, 'v')
+    return res[outHeadersSymbol(res)]
+  }
+  try {
+    if (!shim.isActive()) {
+      t.pass('inactive shim: setHeader() is Node\'s')
+      return
+    }
+    const nodeStore = storeOf(20)
+    headers.observe(20, nodeStore)
+    const wide = storeOf(20)
+    t.ok(headers.isWide(wide), 'after 20 headers the next store is a WideStore')
+    t.equal(Object.getPrototypeOf(wide), Object.getPrototypeOf(nodeStore), 'with the prototype of Node\'s store')
+    headers.observe(headers.WIDE_MAX, wide)
+    t.ok(headers.isWide(storeOf(1)), `after ${headers.WIDE_MAX} still one`)
+    headers.observe(headers.WIDE_MAX + 1, wide)
+    t.notOk(headers.isWide(storeOf(1)), `after ${headers.WIDE_MAX + 1} Node's own`)
+    headers.observe(headers.FAST_MAX, wide)
+    t.notOk(headers.isWide(storeOf(1)), `after ${headers.FAST_MAX} a small one`)
+    headers.observe(20, wide)
+    const last = storeOf(1)
+    t.ok(headers.isWide(last), 'after 20 again a WideStore')
+    const thrown = new ServerResponse(req)
+    t.throws(() => thrown.setHeader('X-Bad', 'a\r\nb'), { code: 'ERR_INVALID_CHAR' })
+    t.equal(thrown[outHeadersSymbol(thrown)], null, 'a throwing first setHeader() leaves no store')
+    t.notOk(headers.isWide(last), 'and forgets the WideStore before it')
+  } finally {
+    headers.observe(0, null)
+    uninstall()
+  }
+})
+
+// A WideStore that changes after it was filled: a header removed from the
+// middle (V8 then makes the store a dictionary), one set again, odd names.
+t.test('a wide store changed after it was filled', async t => {
+  const fill = (res) => { for (let i = 0; i < 24; i++) res.setHeader(`X-H-${i}`, `v${i}`) }
+  const variants = [
+    fill,
+    fill,
+    (res) => { fill(res); res.removeHeader('X-H-5') },
+    (res) => { fill(res); res.removeHeader('X-H-5'); res.setHeader('X-H-5', 'again') },
+    (res) => { fill(res); res.setHeader('x-h-0', 'first, renamed') },
+    (res) => { fill(res); res.setHeader('__proto__', 'p'); res.setHeader('7', 'seven') },
+    fill
+  ]
+  await checkParity(t, {
+    name: `${variants.length} responses of 24 headers, changed in turn`,
+    request: variants.map((_, i) => i === variants.length - 1 ? CLOSE : KEEP),
+    sequential: true,
+    path: { native: variants.length },
+    handler (req, res, ctx) {
+      variants[ctx.index](res)
+      ctx.record('store', readStore(res))
+      res.end('ok')
+    }
+  })
+})
+
+// Two responses whose wide stores are filled before either ends: the first
+// ends after the second's store was made.
+t.test('pipelined responses with wide stores filled in turn', async t => {
+  await checkParity(t, {
+    name: 'two pipelined requests with 20 headers each, the first answered late',
+    request: [KEEP + CLOSE],
+    path: { native: 1, 'no-socket': 1 },
+    handler (req, res, ctx) {
+      for (let i = 0; i < 20; i++) res.setHeader(`X-H-${i}`, `r${ctx.index}-${i}`)
+      ctx.record('store', readStore(res))
+      if (ctx.index === 0) {
+        return new Promise(resolve => setTimeout(() => {
+          res.end('first')
+          resolve()
+        }, 20))
+      }
+      res.end('second')
     }
   })
 })

@@ -14,7 +14,6 @@ const oneshot = require('../lib/index.js')
 const internals = require('../lib/internals.js')
 const { expectedStats, shimActive, pathStats } = require('./helpers/expect-path.js')
 const { close, listen } = require('./helpers/framework-capture.js')
-const { nullPrototypeHeaderStore } = require('./helpers/node-line.js')
 
 t.jobs = 1
 
@@ -69,12 +68,10 @@ t.test('install() defines end, writeHead and (where they apply) setHeader, write
     if (changed.ServerResponse) changed.ServerResponse.sort()
     const wh = Object.getOwnPropertyDescriptor(http.ServerResponse.prototype, 'writeHead')
     if (shimActive) {
-      // setHeader() too where Node's store is a null-prototype object
-      // (lib/headers.js).
+      // setHeader() too, which hands Node's a fast-mode store (lib/headers.js).
       // write() or uncork() too where the probe found Node 20's or Node
       // 24.22's chunked write() (lib/send.js, writeChunk(), flushChunks()).
-      const wrapped = ['end']
-      if (nullPrototypeHeaderStore()) wrapped.push('setHeader')
+      const wrapped = ['end', 'setHeader']
       if (internals.chunkedUncork) wrapped.push('uncork')
       if (internals.chunkedWrite) wrapped.push('write')
       wrapped.push('writeHead')

@@ -38,25 +38,6 @@ function lenientHeaderValues (serverOptions) {
   return true
 }
 
-// Node's own setHeader(), whether or not the shim is installed.
-const nodeSetHeader = http.OutgoingMessage.prototype.setHeader
-
-/**
- * Whether setHeader() stores headers in a plain object with a null
- * prototype (Node 20 to 24; Node 26 has an OutgoingHeaders class). Where it
- * does, an active shim hands it a fast-mode store (lib/headers.js) and
- * wraps ServerResponse#setHeader to do so.
- *
- * @returns {boolean}
- */
-function nullPrototypeHeaderStore () {
-  const req = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} }
-  const res = new http.ServerResponse(req)
-  nodeSetHeader.call(res, 'X-Probe', '1')
-  const kOutHeaders = Object.getOwnPropertySymbols(res).find((s) => s.description === 'kOutHeaders')
-  return kOutHeaders !== undefined && Object.getPrototypeOf(res[kOutHeaders]) === null
-}
-
 // Node's own end(), whether or not the shim is installed while a probe runs.
 const nodeEnd = http.OutgoingMessage.prototype.end
 
@@ -135,4 +116,4 @@ function endCallbackAfterEnd () {
   }))
 }
 
-module.exports = { endCallbackAfterEnd, lenientHeaderValues, nullPrototypeHeaderStore, writeErrorReport }
+module.exports = { endCallbackAfterEnd, lenientHeaderValues, writeErrorReport }
