@@ -54,10 +54,12 @@ const applies = internals !== null && typeof nodeSetHeader === 'function'
 // Node 20 to 24 store headers in a null-prototype object literal.
 const nullProto = applies && internals.nullProtoHeaders === true
 
-// The prototype of Node's stores: null on 20 to 24, undefined until a store
-// of Node's was seen elsewhere (lib/protocol/probe.js checked its shape:
-// no own keys but `constructor`, and a null prototype).
+// The prototype of Node's stores: null on 20 to 24; elsewhere read off the
+// first store of more than FAST_MAX headers end() renders (`protoRead`),
+// and kept when it has the shape lib/protocol/probe.js checked (no own keys
+// but `constructor`, and a null prototype). Undefined: no WideStore.
 let storeProto = nullProto ? null : undefined
+let protoRead = nullProto
 
 // A constructor V8 gives 32 in-object slots: it counts the properties the
 // body assigns (24) and adds 8. The body never runs with `init`.
@@ -95,7 +97,7 @@ let lastWide = null
  * @param {object} store
  */
 function observe (n, store) {
-  if (storeProto === undefined && n > FAST_MAX) learnProto(store)
+  if (!protoRead && n > FAST_MAX) learnProto(store)
   if (n <= FAST_MAX) {
     kind = nullProto ? SMALL : NODE
   } else {
@@ -105,6 +107,7 @@ function observe (n, store) {
 }
 
 function learnProto (store) {
+  protoRead = true
   const proto = getPrototypeOf(store)
   if (proto !== null && getPrototypeOf(proto) === null &&
       ownKeys(proto).every((key) => key === 'constructor')) {
