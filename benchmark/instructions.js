@@ -108,6 +108,15 @@ const SHAPES = {
     weight: 2,
     optional: true
   },
+  // Plain http servers: setHeader(), then writeHead(status) renders the
+  // stored header, then end().
+  stored: {
+    label: 'setHeader(CT) + writeHead(200) + end(\'CCCC\') (chunked framing)',
+    config: { shape: 'stored', chunkedEnc: 1 },
+    body: 4,
+    weight: 1,
+    optional: true
+  },
   // Streamed: three write() calls, then end() (Node's chunks=4 rows).
   chunks4: {
     label: 'writeHead(200, {CT}) + 3 × write + end (chunked framing, 1 KiB)',

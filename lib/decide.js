@@ -159,16 +159,19 @@ function fallbackReason (res, chunk, encoding) {
   if (res._expect_continue) return FALLBACK.EXPECT
   if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
   if (res._trailer !== '') return FALLBACK.TRAILERS
-  // Chunked framing goes out natively only after a header block the
-  // renderer cached as chunked (writeHead() without Content-Length); C adds
+  // Chunked framing goes out natively after a header block the renderer
+  // cached as chunked (writeHead() without Content-Length), or one Node's
+  // own writeHead() rendered (stored headers, array values, ...): C adds
   // the chunk around the body and the last chunk, as write_() and end() do.
-  // A block rendered as chunked whose response no longer says so (or the
-  // reverse) is left to Node as well. Without a body (HEAD) end() neither
-  // frames nor sends the chunk, whatever chunkedEncoding says, once the
-  // header is rendered.
-  const chunkedBlock = rendered.chunked && rendered.res === res && rendered.head === res._header
+  // A block the renderer rendered whose response no longer says what it
+  // rendered (chunkedEncoding changed by hand), and a header end() would
+  // render, are left to Node. Without a body (HEAD) end() neither frames
+  // nor sends the chunk, whatever chunkedEncoding says, once the header is
+  // rendered.
+  const ours = rendered.res === res && rendered.head === res._header
+  const chunkedBlock = rendered.chunked && ours
   if (res.chunkedEncoding
-    ? !chunkedBlock && (hasBody === true || res._header === null)
+    ? !chunkedBlock && (res._header === null || (hasBody === true && ours))
     : chunkedBlock) {
     return FALLBACK.CHUNKED
   }

@@ -261,7 +261,9 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   // the strings it wrote), which differs from its size for UTF-8 text.
   let nodeLength = -1
   if ((flags & (FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY)) === FLAGS.HEAD_UTF8) {
-    if (slot < 0) size = byteLength(head, 'utf8')
+    // With chunked framing Node writes the head as latin1, with the size
+    // line; C reads it so.
+    if (slot < 0 && !chunked) size = byteLength(head, 'utf8')
     nodeLength = head.length + chunk.length + (chunked ? chunkFraming(len) : 0)
   }
   const total = chunked ? size + len + chunkFraming(len) : size + len
@@ -296,7 +298,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
         rest = bodyRest(chunk, written - head.length, len)
       }
     }
-    if (rest === null && slot < 0 && !chunk) {
+    if (rest === null && slot < 0 && !chunk && !chunked) {
       // A block Node rendered, without a body (none, or one Node drops):
       // Node's end() writes that string alone. C checks it, and it goes
       // out as it is, with no copy into a Buffer.

@@ -122,6 +122,9 @@ function nativeEnd (res, chunk, encoding, callback) {
     flags |= FLAGS.HEAD_ONE_BYTE
   } else {
     lines = countLines(res._header)
+    // A block Node's writeHead() rendered with chunked framing (fallbackReason()
+    // let it through): C frames the body as end() does, with a body only.
+    chunked = !!res.chunkedEncoding && res._hasBody === true
   }
   rendered.res = null
   rendered.head = null
@@ -150,7 +153,7 @@ function nativeEnd (res, chunk, encoding, callback) {
   let code = dropped
     ? send(res, slot, length, lines, null, 0, flags, callback, true, handle)
     : send(res, slot, length, lines, chunk, len, flags, callback, false, handle)
-  if (code === binding.errors.ENONASCII && slot < 0 && (flags & FLAGS.ASCII_ONLY) !== 0) {
+  if (code === binding.errors.ENONASCII && slot < 0 && !chunked && (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
     code = send(res, slot, length, lines, chunk, len, FLAGS.HEAD_UTF8, callback, false, handle)

@@ -869,8 +869,11 @@ static napi_value js_build_from_head(napi_env env, napi_callback_info info)
  * Checks `head` in one pass (hm_write_head) and writes it and the body into
  * `dst`, a Uint8Array the caller sized as head bytes plus body bytes (JS
  * takes it from Buffer's shared pool, which is much cheaper than a
- * standalone allocation per response). Returns 0, or the rejection code;
- * `dst` is untouched on rejection. Chunked framing is not supported here. */
+ * standalone allocation per response). With FLAG_CHUNKED the head is read
+ * as latin1 (Node writes it with the chunk-size line, as one latin1
+ * string) and the body follows as one chunk and the last chunk, as
+ * hm_block_parts() frames it; `dst` is then sized for that. Returns 0, or
+ * the rejection code; `dst` is untouched on rejection. */
 static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
 {
   napi_value argv[6];
@@ -881,9 +884,7 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
       !read_flags(env, argv[4], "fillFromHead", &flags)) {
     return NULL;
   }
-  if (flags & FLAG_CHUNKED) {
-    return throw_type_error(env, "fillFromHead: chunked framing is not supported");
-  }
+  const bool chunked = (flags & FLAG_CHUNKED) != 0;
   napi_typedarray_type dst_type;
   size_t dst_len = 0;
   void *dst = NULL;
@@ -900,7 +901,10 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
   int reject = 0;
   span_t head;
   napi_status st;
-  if ((flags & FLAG_HEAD_ONE_BYTE) && (!(flags & FLAG_HEAD_UTF8) || (flags & FLAG_ASCII_ONLY))) {
+  if (chunked) {
+    st = read_latin1(env, inst, argv[1], &used, &head);
+  } else if ((flags & FLAG_HEAD_ONE_BYTE) &&
+             (!(flags & FLAG_HEAD_UTF8) || (flags & FLAG_ASCII_ONLY))) {
     st = read_latin1(env, inst, argv[1], &used, &head);
     if (st == napi_ok && (flags & FLAG_ASCII_ONLY) &&
         !is_ascii((const unsigned char *)inst->arena + head.off, head.len)) {
@@ -922,8 +926,20 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
     hm_response_t res;
     set_body(&res, inst, &body);
     size_t written = 0;
-    reject = (int)hm_write_head(inst->arena + head.off, head.len, num_headers, res.body, dst,
-                                dst_len, &written);
+    const char *const h = inst->arena + head.off;
+    if (chunked) {
+      hm_parts_t parts;
+      reject = (int)hm_check_head(h, head.len, num_headers);
+      if (reject == 0) {
+        reject = (int)hm_block_parts(h, head.len, HM_NO_HOLE, (hm_str_t){NULL, 0}, res.body,
+                                     HM_FRAMING_CHUNKED, &parts);
+      }
+      if (reject == 0) {
+        reject = (int)hm_write_parts(&parts, dst, dst_len, &written);
+      }
+    } else {
+      reject = (int)hm_write_head(h, head.len, num_headers, res.body, dst, dst_len, &written);
+    }
   }
   arena_trim(inst);
   return make_code(env, reject);

@@ -279,8 +279,29 @@ test('fillFromHead writes head and body into a caller-sized buffer', t => {
     'U+0D0A read as one byte still never reaches the buffer')
   t.not(binding.fillFromHead(Buffer.alloc(wide.length), wide, 1, undefined, 0), 0,
     'U+0D0A read in full is refused')
-  t.throws(() => binding.fillFromHead(Buffer.alloc(4), head, 2, undefined, 1), TypeError,
-    'chunked framing is not supported')
+  // Chunked framing (flag 1): the head as latin1, whatever the body's
+  // flags, then the body as one chunk and the last chunk.
+  const chunkedHead = 'HTTP/1.1 200 OK\r\nX-A: caf\u00e9\r\nTransfer-Encoding: chunked\r\n\r\n'
+  for (const [label, chunk, flags, bytes] of [
+    ['an ASCII string', 'ok', HEAD_UTF8 | ASCII_ONLY | 16, '2\r\nok\r\n0\r\n\r\n'],
+    ['a UTF-8 string', 'd\u00e9j\u00e0', HEAD_UTF8 | 16, '6\r\nd\u00c3\u00a9j\u00c3\u00a0\r\n0\r\n\r\n'],
+    ['a latin1 string', 'd\u00e9j\u00e0', 2 | 16, '4\r\nd\u00e9j\u00e0\r\n0\r\n\r\n'],
+    ['a Buffer', Buffer.from('xyz'), 16, '3\r\nxyz\r\n0\r\n\r\n'],
+    ['no body', undefined, 0, '0\r\n\r\n'],
+    ['an empty Buffer', Buffer.alloc(0), 16, '0\r\n\r\n']
+  ]) {
+    const expected = Buffer.from(chunkedHead + bytes, 'latin1')
+    const framed = Buffer.alloc(expected.length, 0x2a)
+    t.equal(binding.fillFromHead(framed, chunkedHead, 2, chunk, flags | 1), 0, `chunked, ${label}`)
+    t.ok(framed.equals(expected), '  bytes as Node frames them')
+    const short = Buffer.alloc(expected.length - 1, 0x2a)
+    t.equal(binding.fillFromHead(short, chunkedHead, 2, chunk, flags | 1), errors.E2BIG, '  E2BIG when short')
+    t.ok(short.equals(Buffer.alloc(expected.length - 1, 0x2a)), '  and left untouched')
+  }
+  t.equal(binding.fillFromHead(Buffer.alloc(64), injected, 1, 'ok', 1), errors.EINVAL_HEAD,
+    'chunked: an injected line is refused')
+  t.equal(binding.fillFromHead(Buffer.alloc(64), 'HTTP/1.1 200 OK\r\nA: \u0d0a\r\n\r\n', 1, 'ok', 1),
+    errors.EINVAL_HEAD, 'chunked: U+0D0A read as one byte is refused')
   t.throws(() => binding.fillFromHead(new Uint16Array(4), head, 2, undefined, 0), TypeError,
     'dst must be a Uint8Array')
   t.throws(() => binding.fillFromHead(Buffer.alloc(4), head, 2, undefined), TypeError,

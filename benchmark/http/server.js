@@ -2,7 +2,7 @@
 
 // The server side of benchmark/http/simple.js, run as a child process:
 //   node benchmark/http/server.js mode=legacy|native|limit type=bytes len=4 \
-//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3] [status=200|204|304]
+//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3|stored] [status=200|204|304]
 // It listens on 127.0.0.1:$PORT. The handler mirrors Node core's
 // benchmark/fixtures/simple-http-server.js, except that the body and its
 // pieces are built once at start-up so that only the response path is timed.
@@ -53,6 +53,14 @@ function express3Handler (req, res) {
   res.setHeader('Content-Type', expressHeaders[0][1])
   res.setHeader('Content-Length', expressHeaders[1][1])
   res.setHeader('ETag', expressHeaders[2][1])
+  res.end(body)
+}
+
+// shape=stored: the header stored with setHeader(), then writeHead() with
+// the status alone renders it (chunked framing: no Content-Length).
+function storedHandler (req, res) {
+  res.setHeader('Content-Type', 'text/plain')
+  res.writeHead(status)
   res.end(body)
 }
 
@@ -155,7 +163,7 @@ const limitMethods = {
   }
 }
 
-const onRequest = shape === 'express3' ? express3Handler : handler
+const onRequest = shape === 'express3' ? express3Handler : shape === 'stored' ? storedHandler : handler
 if (mode === 'limit') {
   renderLimitResponses()
   // The Date header changes once per second, as Node's own cached date does.
