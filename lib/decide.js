@@ -175,7 +175,7 @@ function fallbackReason (res, chunk, encoding) {
     : chunkedBlock) {
     return FALLBACK.CHUNKED
   }
-  if (chunkedBlock && (rendered.slot < 0 || hasBody !== true)) return FALLBACK.CHUNKED
+  if (chunkedBlock && hasBody !== true) return FALLBACK.CHUNKED
   const dropped = bodyDropped(res)
   if (chunk) {
     if (dropped) {

@@ -429,22 +429,10 @@ function renderFresh (res, length) {
     // thirds of its time on a dictionary-mode store and as fast on a
     // fast-mode one (lib/headers.js picks which the next response gets).
     // Refs: benchmark/instructions.js (headers=20, express3)
-    const stored = Object.keys(headers)
-    n = stored.length
+    n = collectStored(headers)
+    lengthAt = found.lengthAt
+    hasDate = found.hasDate
     observe(n, headers)
-    for (let i = 0; i < n; i++) {
-      const key = stored[i]
-      const entry = headers[key]
-      names[i] = entry[0]
-      keys[i] = key
-      values[i] = entry[1]
-      if (key.length >= 4 && key.length <= 19) {
-        switch (key) {
-          case 'content-length': lengthAt = i; break
-          case 'date': hasDate = true; break
-        }
-      }
-    }
   }
   const e = findEntry(code, message, n, n, false, false)
   if (e !== null && stateMatches(e, res, stateOf(res))) {
@@ -521,6 +509,36 @@ function renderAgain (res, c, headers, length) {
 
 function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, length) {
   resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
+  const result = renderStored(res, n, lengthAt)
+  if (result !== 0) return result
+  renderTail(res, hasDate)
+  // Without a body (HEAD, 1xx, 204, 304) _storeHeader() adds no framing: the
+  // block has no Content-Length hole, and is not cached.
+  if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
+    // freshReason() excluded _removedContLen without a user length, so the
+    // body length is the framing.
+    tail.prefix = tail.head + 'Content-Length: '
+    tail.head = '\r\n'
+    tail.lines++
+  }
+  const e = store(res, code, message, n, lengthAt, hasDate, false, -1)
+  if (e !== null) {
+    for (let i = 0; i < n; i++) e.keys[i] = keys[i]
+    e.keys.length = n
+    e.fresh = true
+    lastFresh = e
+  }
+
+  const value = lengthAt === -1 ? length : values[lengthAt]
+  applyRendered(res, code, message, false, lengthAt !== -1, value, e, false)
+  return tail.lines
+}
+
+// Renders the `n` stored headers in names/keys/values into `tail` after the
+// status line, as _storeHeader() does. Returns 0, or before it changed
+// anything on `res`, RENDER_BY_NODE (a header only Node's renderer
+// reproduces) or RENDER_FALLBACK with `renderFailure` set.
+function renderStored (res, n, lengthAt) {
   let byNode = false
   for (let i = 0; i < n; i++) {
     const name = names[i]
@@ -554,28 +572,32 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
     }
     if (!byNode) renderEntry(res, key, name, value, i === lengthAt)
   }
-  if (byNode) return RENDER_BY_NODE
-  renderTail(res, hasDate)
-  // Without a body (HEAD, 1xx, 204, 304) _storeHeader() adds no framing: the
-  // block has no Content-Length hole, and is not cached.
-  if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
-    // freshReason() excluded _removedContLen without a user length, so the
-    // body length is the framing.
-    tail.prefix = tail.head + 'Content-Length: '
-    tail.head = '\r\n'
-    tail.lines++
-  }
-  const e = store(res, code, message, n, lengthAt, hasDate, false, -1)
-  if (e !== null) {
-    for (let i = 0; i < n; i++) e.keys[i] = keys[i]
-    e.keys.length = n
-    e.fresh = true
-    lastFresh = e
-  }
+  return byNode ? RENDER_BY_NODE : 0
+}
 
-  const value = lengthAt === -1 ? length : values[lengthAt]
-  applyRendered(res, code, message, false, lengthAt !== -1, value, e, false)
-  return tail.lines
+// Copies the stored headers into keys/names/values (Object.keys() lists
+// them in the order for-in would). Returns their count; `found` tells where
+// Content-Length is and whether a Date header is among them.
+const found = { lengthAt: -1, hasDate: false }
+function collectStored (headers) {
+  const stored = Object.keys(headers)
+  const n = stored.length
+  found.lengthAt = -1
+  found.hasDate = false
+  for (let i = 0; i < n; i++) {
+    const key = stored[i]
+    const entry = headers[key]
+    names[i] = entry[0]
+    keys[i] = key
+    values[i] = entry[1]
+    if (key.length >= 4 && key.length <= 19) {
+      switch (key) {
+        case 'content-length': found.lengthAt = i; break
+        case 'date': found.hasDate = true; break
+      }
+    }
+  }
+  return n
 }
 
 // --- writeHead(status, obj) ------------------------------------------------
@@ -714,7 +736,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
   // Only primitives: ToInt32 of an object would run user code twice when
   // Node's writeHead() takes over.
   if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') ||
-      res._header || res[kOutHeaders] !== null || res.chunkedEncoding ||
+      res._header || res.chunkedEncoding ||
       res.useChunkedEncodingByDefault !== true || typeof res._hasBody !== 'boolean' ||
       (res._expect_continue && !res._sent100)) {
     return false
@@ -730,6 +752,15 @@ function fastWriteHead (res, statusCode, reason, obj) {
     message = res.statusMessage
     if (!message) message = STATUS_CODES[code] || 'unknown'
     obj ??= reason
+  }
+  const stored = res[kOutHeaders]
+  if (stored !== null) {
+    // Headers set with setHeader(): writeHead() merges an object into them
+    // with setHeader(), which is Node's to do.
+    if (obj !== undefined || typeof message !== 'string' || !stored || typeof stored !== 'object') {
+      return false
+    }
+    return writeHeadStored(res, code, message, typeof reason === 'string', stored)
   }
   // No object renders no header lines (writeHead(200)); _storeHeader()
   // reads an array as name/value pairs: Node's to render.
@@ -839,6 +870,64 @@ function fastWriteHead (res, statusCode, reason, obj) {
   }
 
   renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked, teAt)
+  return true
+}
+
+/**
+ * writeHead(statusCode[, reason]) on a response with headers set by
+ * setHeader(): renders them as _storeHeader() does, from a cached entry
+ * when one has the status line, the names and values and the state, and
+ * sets what writeHead() sets. Without Content-Length a response with a
+ * body is framed as chunked (Node adds Transfer-Encoding: chunked after
+ * the automatic lines); without a body (HEAD, 204, 304) there is no
+ * framing. Returns false, having changed nothing, for what Node must
+ * render: a stored Transfer-Encoding, Trailer or Expect, Connection,
+ * Keep-Alive or Content-Disposition, a value that is not a string, number
+ * or array of them, no Content-Length where Node would not frame as
+ * chunked (a removed Transfer-Encoding, _contentLength set by hand).
+ * @returns {boolean} true when rendered
+ */
+function writeHeadStored (res, code, message, ownMessage, headers) {
+  if (headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
+      headers.expect !== undefined) {
+    return false
+  }
+  const bodyless = isBodylessStatus(code) || res._hasBody !== true
+  const chunkable = !bodyless && res._removedTE === false && typeof res._contentLength !== 'number'
+  if (!bodyless && !chunkable && headers['content-length'] === undefined) return false
+  const n = collectStored(headers)
+  const lengthAt = found.lengthAt
+  observe(n, headers)
+  const e = findEntry(code, message, n, n, true, chunkable)
+  if (e !== null && stateMatches(e, res, stateOf(res))) {
+    const value = e.chunked ? undefined : values[lengthAt]
+    clearScratch(n)
+    const head = headOf(e, value)
+    applyBlock(res, code, message, ownMessage, e.chunked ? undefined : e.lastNumber, value, e.last,
+      head, e.slot, e.lines, e.chunked)
+    return true
+  }
+  if (e === null && INVALID_HEADER_CHAR.test(message)) {
+    clearScratch(n)
+    return false
+  }
+  resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
+  if (renderStored(res, n, lengthAt) !== 0) {
+    clearScratch(n)
+    tail.head = ''
+    tail.prefix = null
+    return false
+  }
+  renderTail(res, found.hasDate)
+  const chunked = lengthAt === -1 && chunkable
+  if (chunked) {
+    tail.head += 'Transfer-Encoding: chunked\r\n'
+    tail.lines++
+  }
+  const entry = store(res, code, message, n, lengthAt, found.hasDate, chunked, -1)
+  const value = lengthAt === -1 ? undefined : values[lengthAt]
+  clearScratch(n)
+  applyRendered(res, code, message, ownMessage, lengthAt !== -1, value, entry, chunked)
   return true
 }
 
