@@ -733,14 +733,7 @@ function headerRenderable (i, key, value, chunkable) {
  * @returns {true|false|Array} true when rendered
  */
 function fastWriteHead (res, statusCode, reason, obj) {
-  // Only primitives: ToInt32 of an object would run user code twice when
-  // Node's writeHead() takes over.
-  if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') ||
-      res._header || res.chunkedEncoding ||
-      res.useChunkedEncodingByDefault !== true || typeof res._hasBody !== 'boolean' ||
-      (res._expect_continue && !res._sent100)) {
-    return false
-  }
+  if (res[kOutHeaders] !== null || !writeHeadable(res, statusCode)) return false
   const code = statusCode | 0
   if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
     return false
@@ -752,15 +745,6 @@ function fastWriteHead (res, statusCode, reason, obj) {
     message = res.statusMessage
     if (!message) message = STATUS_CODES[code] || 'unknown'
     obj ??= reason
-  }
-  const stored = res[kOutHeaders]
-  if (stored !== null) {
-    // Headers set with setHeader(): writeHead() merges an object into them
-    // with setHeader(), which is Node's to do.
-    if (obj !== undefined || typeof message !== 'string' || !stored || typeof stored !== 'object') {
-      return false
-    }
-    return writeHeadStored(res, code, message, typeof reason === 'string', stored)
   }
   // No object renders no header lines (writeHead(200)); _storeHeader()
   // reads an array as name/value pairs: Node's to render.
@@ -871,6 +855,38 @@ function fastWriteHead (res, statusCode, reason, obj) {
 
   renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked, teAt)
   return true
+}
+
+// What fastWriteHead() and storedWriteHead() ask of the response before
+// anything else. Only primitive statuses: ToInt32 of an object would run
+// user code twice when Node's writeHead() takes over.
+function writeHeadable (res, statusCode) {
+  return (typeof statusCode === 'number' || typeof statusCode === 'string') &&
+    !res._header && !res.chunkedEncoding && res.useChunkedEncodingByDefault === true &&
+    typeof res._hasBody === 'boolean' && !(res._expect_continue && !res._sent100)
+}
+
+/**
+ * writeHead(statusCode[, reason]) on a response with headers set by
+ * setHeader() (lib/shim.js calls it where the store is not null): the
+ * checks fastWriteHead() makes, then writeHeadStored(). An object argument
+ * is merged into the stored headers by Node's writeHead(), with
+ * setHeader(): false.
+ * @returns {boolean} true when rendered
+ */
+function storedWriteHead (res, statusCode, reason, obj) {
+  if (obj !== undefined || (reason !== undefined && typeof reason !== 'string') ||
+      !writeHeadable(res, statusCode)) {
+    return false
+  }
+  const code = statusCode | 0
+  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
+    return false
+  }
+  const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
+  const headers = res[kOutHeaders]
+  if (typeof message !== 'string' || !headers || typeof headers !== 'object') return false
+  return writeHeadStored(res, code, message, typeof reason === 'string', headers)
 }
 
 /**
@@ -987,6 +1003,7 @@ module.exports = {
   RENDER_FALLBACK,
   renderFresh,
   fastWriteHead,
+  storedWriteHead,
   rendered,
   renderFailure: () => renderFailure
 }

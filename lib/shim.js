@@ -37,6 +37,7 @@ const legacyEnd = OutgoingMessage.prototype.end
 const legacyWrite = OutgoingMessage.prototype.write
 const legacyUncork = OutgoingMessage.prototype.uncork
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
+const kOutHeaders = internals === null ? null : internals.kOutHeaders
 
 // Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
 // the response (the line is built only then).
@@ -179,7 +180,10 @@ function nativeEnd (res, chunk, encoding, callback) {
 function writeHead (statusCode, reason, obj) {
   if (installed && binding !== null && internals !== null && !decide.httpDebug) {
     if (internals.learned.pending) internals.learn(this)
-    const done = render.fastWriteHead(this, statusCode, reason, obj)
+    // Headers stored by setHeader() take the other renderer.
+    const done = this[kOutHeaders] === null
+      ? render.fastWriteHead(this, statusCode, reason, obj)
+      : render.storedWriteHead(this, statusCode, reason, obj)
     if (done === true) return this
     if (done !== false) return resWriteHead.call(this, statusCode, done[0], done[1])
   }
