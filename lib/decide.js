@@ -363,6 +363,7 @@ function writeReason (res, chunk, encoding) {
  * @returns {string|null} null to send it, else why Node's end() runs
  */
 function tailReason (res, chunk, encoding) {
+  if (internals !== null && internals.chunkedUncork) return heldTailReason(res, chunk, encoding)
   if (!chunk) return WRITE.NOTHING_HELD
   if (res.chunkedEncoding === true) {
     const reason = writeReason(res, chunk, encoding)
@@ -398,6 +399,62 @@ function tailReason (res, chunk, encoding) {
   }
   // Node 22's end() calls the response's uncork().
   if (methodsPatched(res, socket) || res.uncork !== resUncork) return FALLBACK.PATCHED
+  return null
+}
+
+/**
+ * tailReason() where end() and write_() are Node 24.22's (26.10's alike;
+ * internals.chunkedUncork): end(chunk) once write() sent the header or
+ * holds chunks on the response's cork, and end() with chunks held. The
+ * caller checked that res.uncork() is the shim's (flushChunks()).
+ * @param {http.ServerResponse} res
+ * @param {*} chunk
+ * @param {*} encoding
+ * @returns {string|null}
+ */
+function heldTailReason (res, chunk, encoding) {
+  if (httpDebug) return FALLBACK.DEBUG
+  if (chunk) {
+    // Node's Writable checks the encoding of a Uint8Array chunk too.
+    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
+    if (typeof chunk !== 'string' && !isUint8Array(chunk)) return FALLBACK.CHUNK_TYPE
+  }
+  if (res.finished) return FALLBACK.FINISHED
+  if (res.destroyed) return FALLBACK.DESTROYED
+  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  if (typeof res._header !== 'string') return FALLBACK.INVALID
+  if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
+  const socket = res.socket
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
+  if (res.outputData.length !== 0) return FALLBACK.SOCKET_BUSY
+  const state = socket._writableState
+  if (state.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  const held = res[kChunkedBuffer]
+  const corked = res[kCorked]
+  if (!Array.isArray(held) || held.length % 3 !== 0 || typeof corked !== 'number' || corked < 0) {
+    return FALLBACK.INVALID
+  }
+  if (res.chunkedEncoding === true) {
+    // end() writes '0', the trailers and CRLF as one latin1 string.
+    if (typeof res._trailer !== 'string') return FALLBACK.TRAILERS
+    if (corked !== 0) {
+      // write_() holds end()'s chunk as a Buffer (a plain Uint8Array
+      // becomes a view); uncork() sends what is held. Without a chunk
+      // end() sends it with the socket as corked as write_() left it.
+      if (chunk) return isUint8Array(chunk) && !(chunk instanceof Buffer) ? FALLBACK.CHUNK_TYPE : null
+      return held.length === 0 || state.corked === 0 ? WRITE.NOTHING_HELD : null
+    }
+    // Sent by write_() as it comes, after everything before it.
+    if (!chunk || held.length !== 0 || res._headerSent !== true) return WRITE.NOTHING_HELD
+    return chunk.length === 0 ? WRITE.EMPTY_CHUNK : null
+  }
+  if (res.chunkedEncoding !== false) return FALLBACK.INVALID
+  // Without chunked framing write_() holds nothing; the chunk carries
+  // 'finish' (and end() without one writes an empty string or waits a tick).
+  if (!chunk || held.length !== 0 || res._headerSent !== true) return WRITE.NOTHING_HELD
   return null
 }
 

@@ -99,6 +99,7 @@ function learnHandle (handle) {
   }
   TCP = ctor
   tcpWriteBuffer = handle.writeBuffer
+  tcpWritev = handle.writev
   tcpBytesWritten = desc.get
   return true
 }
@@ -124,6 +125,14 @@ function countDirect (handle, n) {
 
 // What end() does once the write is done, per Node line (lib/protocol/).
 const protocol = internals === null ? null : internals.protocol
+// Where write_() holds chunks on a corked response (Node 24.22+, 26.10+):
+// its cork count, the chunks (chunk, encoding, callback per write) and
+// their bytes.
+const heldChunks = internals !== null && internals.chunkedUncork === true
+const kCorked = internals === null ? null : internals.kCorked
+const kChunkedBuffer = internals === null ? null : internals.kChunkedBuffer
+const kChunkedLength = internals === null ? null : internals.kChunkedLength
+const socketWritev = internals === null ? null : internals.socketMethods._writev
 const direct = binding !== null && binding.canSend === true && internals !== null &&
   internals.socketState !== null
 
@@ -467,7 +476,7 @@ function writeChunk (res, chunk, encoding, callback) {
   return ret
 }
 
-// --- end(chunk) after write() (Node 20's end()) ------------------------------
+// --- end() after write() ------------------------------------------------------
 //
 // Once write() sent the header, Node 20's end(chunk) corks the socket and
 // writes the chunk as write_() does: with chunked framing the size line, a
@@ -484,6 +493,20 @@ function writeChunk (res, chunk, encoding, callback) {
 // 'drain', bytesWritten and the callbacks read the same; and at least two
 // writes go out in that writev, as Node's would (one write would be a plain
 // write, which counts a failed string write's bytes otherwise).
+//
+// Node 24.22's end() (26.10's alike; internals.chunkedUncork) differs in
+// two ways. A chunk of a chunked response whose own cork count is not 0
+// joins the chunks held there (kChunkedBuffer), which end() then sends as
+// one chunk through the response's uncork() (flushChunks() below), before
+// the last chunk; end() without a chunk does the same with what is held.
+// And without chunked framing the chunk itself carries 'finish' (no empty
+// write). endAfterWrites() sends the held chunks with the last chunk joined
+// to their closing CRLF (one write fewer, the same chars and callbacks in
+// the same order).
+//
+// Before the final uncork, joinWaiting() joins runs of strings waiting on
+// the socket's cork into one write each (Node's C++ writev converts every
+// string of an array on its own, which costs more than the joining).
 
 // Whether a write is waiting on the socket's cork (a Writable state without
 // the buffered array Node 20 to 26 keep answers no: the last chunk then
@@ -493,20 +516,116 @@ function writeWaiting (state) {
   return Array.isArray(buffered) && buffered.length > state.bufferedIndex
 }
 
+// A run of waiting strings is joined up to this many chars: the joined
+// string is flattened (copied) before the write, and a longer copy costs
+// more than the entries it saves.
+const JOIN_TOTAL = 16 * 1024
+
+// The handle's writev, learnt with its class (learnHandle()).
+let tcpWritev = null
+
+// The strings one joined write stands for, with their callbacks; the
+// Writable calls each write's callback in order after the writev, and the
+// joined write calls theirs in that order.
+function joinedCallback (callbacks) {
+  return (err) => {
+    for (let i = 0; i < callbacks.length; i++) callbacks[i](err)
+  }
+}
+
 /**
- * end(chunk, encoding, callback) on a response whose header went out with
- * an earlier write(): the writes, then what Node's end() does after them.
+ * Joins runs of string writes of one encoding ('utf8' or 'latin1') that wait
+ * on the cork of `socket`, just before the uncork that writes them all with
+ * one writev: the same chars in the same order, so the socket's counts
+ * (writableLength, the bytes the handle writes) stay, and the pending
+ * callback count drops by the writes joined away, as the writev drops it by
+ * the writes it took. The last waiting write stays as it is, so at least
+ * two go out (a writev, as Node's). A run that turns out to be ASCII is
+ * written as latin1, the same bytes. Nothing changes unless the uncork
+ * writes at once: the socket idle (no write in progress), of net.Socket's
+ * own class with its own writev and the handle's.
+ * @param {net.Socket} socket
+ */
+function joinWaiting (socket) {
+  const state = socket._writableState
+  const buffered = state.buffered
+  const from = state.bufferedIndex
+  const last = buffered.length - 1
+  if (last - from < 2 || state.writing || state.objectMode || state.destroyed ||
+      socket.constructor !== PlainSocket || socket._writev !== socketWritev ||
+      learned.kHandle === null) {
+    return
+  }
+  const handle = socket[learned.kHandle]
+  if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle))) ||
+      handle.writev !== tcpWritev) {
+    return
+  }
+  let out = from
+  let i = from
+  while (i < last) {
+    const entry = buffered[i]
+    const encoding = entry.encoding
+    let j = i + 1
+    if (typeof entry.chunk === 'string' && (encoding === 'utf8' || encoding === 'latin1')) {
+      let size = entry.chunk.length
+      while (j < last) {
+        const next = buffered[j].chunk
+        if (typeof next !== 'string' || buffered[j].encoding !== encoding ||
+            next.length > JOIN_TOTAL - size) {
+          break
+        }
+        size += next.length
+        j++
+      }
+    }
+    if (j - i === 1) {
+      buffered[out++] = entry
+    } else {
+      let chunk = entry.chunk
+      const callbacks = [entry.callback]
+      for (let k = i + 1; k < j; k++) {
+        chunk += buffered[k].chunk
+        callbacks.push(buffered[k].callback)
+      }
+      const ascii = encoding === 'latin1' || byteLength(chunk, 'utf8') === chunk.length
+      buffered[out++] = { chunk, encoding: ascii ? 'latin1' : encoding, callback: joinedCallback(callbacks) }
+    }
+    i = j
+  }
+  buffered[out++] = buffered[last]
+  state.pendingcb -= buffered.length - out
+  buffered.length = out
+}
+
+/**
+ * end([chunk][, encoding][, callback]) on a response whose body went out, or
+ * waits, with earlier write() calls: the writes, then what Node's end()
+ * does after them (lib/decide.js tailReason() said which apply).
  * @param {http.ServerResponse} res
- * @param {string|Uint8Array} chunk a non-empty chunk
+ * @param {string|Uint8Array|null|undefined} chunk a non-empty chunk, or
+ *   none where end() sends the chunks the response holds
  * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
  * @param {Function|undefined} callback
- * @returns {http.ServerResponse}
+ * @returns {number} the held chunks sent (write() calls, end()'s chunk
+ *   among them when it joined them)
  */
 function endAfterWrites (res, chunk, encoding, callback) {
   const socket = res.socket
   const onWrite = (err) => protocol.onFinish(res, err)
-  socket.cork()
-  if (res.chunkedEncoding) {
+  let flushed = 0
+  if (chunk) socket.cork()
+  if (res.chunkedEncoding && heldChunks && res[kCorked] !== 0) {
+    const held = res[kChunkedBuffer]
+    if (chunk) {
+      held.push(chunk, encoding, nop)
+      res[kChunkedLength] += typeof chunk === 'string' ? byteLength(chunk, encoding || 'utf8') : chunk.byteLength
+    }
+    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+    socket.cork()
+    res[kCorked] = 1
+    flushed = flushChunks(res, '\r\n0\r\n' + res._trailer + '\r\n', onWrite)
+  } else if (res.chunkedEncoding) {
     const isString = typeof chunk === 'string'
     const latin1 = encoding === 'latin1'
     const len = isString ? (latin1 ? chunk.length : byteLength(chunk, 'utf8')) : chunk.byteLength
@@ -526,21 +645,24 @@ function endAfterWrites (res, chunk, encoding, callback) {
       socket.write(chunk, isString ? (latin1 ? 'latin1' : 'utf8') : undefined)
       socket.write(last, 'latin1', onWrite)
     }
+    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
   } else {
-    // lib/decide.js tailReason() found a write waiting on the cork.
+    // lib/decide.js tailReason() found a write waiting on the cork (Node
+    // 20), or end() is Node 24.22's, whose chunk carries 'finish'.
     socket.write(chunk, encoding, onWrite)
+    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
   }
-  if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+  joinWaiting(socket)
   socket._writableState.corked = 1
   socket.uncork()
-  // Node 22's end() sets the response's cork count to 1 and calls its
+  // Node's end() sets the response's cork count to 1 and calls its
   // uncork(), which takes it to 0 and finds no chunks held.
   res[kCorked] = 0
   res.finished = true
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
     res._finish()
   }
-  return res
+  return flushed
 }
 
 // --- uncork() of a response holding chunks (Node 24.22+, 26.10+) -----------
@@ -558,10 +680,6 @@ function endAfterWrites (res, chunk, encoding, callback) {
 // above JOIN_MAX chars as it is, then the same CRLF: the socket's buffer counts (chars of each
 // string), its writev and the callbacks are those of Node's writes.
 
-const kChunkedBuffer = internals === null ? null : internals.kChunkedBuffer
-const kChunkedLength = internals === null ? null : internals.kChunkedLength
-const kCorked = internals === null ? null : internals.kCorked
-
 // The encoding class a held chunk joins with: 'utf8', 'latin1', or null
 // for one written on its own (a Uint8Array, a string of another encoding,
 // or one above JOIN_MAX chars).
@@ -575,10 +693,14 @@ function joinClass (chunk, encoding) {
  * Node 24.22's OutgoingMessage#uncork() for a response whose cork count
  * this call takes to 0 and which holds chunks, once lib/decide.js
  * uncorkReason() said yes. Returns the number of chunks sent.
+ * From end() (endAfterWrites()), `last` is the last chunk end() writes
+ * next, with `onLast` its callback: it is joined to the closing CRLF.
  * @param {http.ServerResponse} res
+ * @param {string} [last]
+ * @param {Function} [onLast]
  * @returns {number}
  */
-function flushChunks (res) {
+function flushChunks (res, last, onLast) {
   res[kCorked]--
   const socket = res.socket
   const held = res[kChunkedBuffer]
@@ -615,11 +737,19 @@ function flushChunks (res) {
       callbacks.push(held[n + 2])
     }
     if (run !== '') socket.write(run, runClass === 'utf8' ? 'utf8' : 'latin1')
-    socket.write(CRLF_BUF, (err) => {
+    const onWrite = (err) => {
       for (const callback of callbacks) {
         callback(err)
       }
-    })
+    }
+    if (last === undefined) {
+      socket.write(CRLF_BUF, onWrite)
+    } else {
+      // The closing CRLF and end()'s last chunk, whose callback the
+      // writev would call next.
+      callbacks.push(onLast)
+      socket.write(last, 'latin1', onWrite)
+    }
     held.length = 0
     res[kChunkedLength] = 0
   } finally {
@@ -640,6 +770,7 @@ module.exports = {
   send,
   writeChunk,
   endAfterWrites,
+  joinWaiting,
   flushChunks,
   directHandle,
   directStats

@@ -216,15 +216,23 @@ function end (chunk, encoding, callback) {
   const reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
   if (reason === null) {
     if (nativeEnd(this, c, e, cb)) return this
-  } else if (reason === FALLBACK.HEADERS_SENT && tailEnd && tailReason(this, c, e) === null) {
-    // end(chunk) after write(): the chunk in fewer socket writes
-    // (lib/send.js, endAfterWrites()).
+  } else if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
+      tailEnd && (!heldTail || heldUncork(this)) && tailReason(this, c, e) === null) {
+    // end() after write(): the chunk in fewer socket writes, and the
+    // writes waiting on the cork joined (lib/send.js, endAfterWrites()).
     stats.native++
-    return endAfterWrites(this, c, e, cb)
+    stats.writes.native += endAfterWrites(this, c, e, cb)
+    return this
   } else {
     count(reason, this)
   }
   return nodeEnd.call(this, chunk, encoding, callback)
+}
+
+// Where heldTail, end() sends held chunks as Node's end() would through
+// res.uncork(): the shim's, over Node's own OutgoingMessage#uncork.
+function heldUncork (res) {
+  return res.uncork === uncork && OutgoingMessage.prototype.uncork === legacyUncork
 }
 
 /**
@@ -282,12 +290,16 @@ function uncork () {
   return nodeUncork.call(this)
 }
 
-// Whether end(chunk) after write() sends its chunk in fewer writes
-// (lib/send.js, endAfterWrites()): where end() is Node 20's
-// (lib/protocol/node20.js) and so is write_() (internals.chunkedWrite),
-// whose writes endAfterWrites() reproduces.
-const tailEnd = internals !== null && internals.chunkedWrite === true &&
-  internals.protocol.name === 'node20'
+// Whether end() after write() sends its chunk in fewer writes (lib/send.js,
+// endAfterWrites()): where end() is Node 20's (lib/protocol/node20.js) and
+// so is write_() (internals.chunkedWrite), or where both are Node 24.22's
+// (lib/protocol/node24.js, internals.chunkedUncork: heldTail), whose writes
+// endAfterWrites() reproduces. There a response that holds chunks falls
+// back as socket-busy first.
+const heldTail = internals !== null && internals.chunkedUncork === true &&
+  internals.protocol.name === 'node24'
+const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === true &&
+  internals.protocol.name === 'node20')
 
 let installed = false
 let previousEnd

@@ -17,7 +17,7 @@ const oneshot = require('../lib/index.js')
 const shim = require('../lib/shim.js')
 const internals = require('../lib/internals.js')
 const {
-  expectedPath, expectedReason, expectedStats, shimActive, pathStats, tailPath
+  expectedPath, expectedReason, expectedStats, heldPath, shimActive, pathStats, tailPath
 } = require('./helpers/expect-path.js')
 const { close, exchange, listen, pathCounts, request } = require('./helpers/framework-capture.js')
 
@@ -416,7 +416,7 @@ const ROWS = [
       // Node 24.21+ keeps a first write() on the response's own cork until
       // the tick ends, header included: ask Node which one happened.
       this.want = res._headerSent ? FALLBACK.HEADERS_SENT : FALLBACK.SOCKET_BUSY
-      this.counted = { [res._headerSent ? tailPath(this.want) : this.want]: 1 }
+      this.counted = { [res._headerSent ? tailPath(this.want) : heldPath(this.want)]: 1 }
       check(res, 'b')
       res.end('b')
     },

@@ -6,7 +6,9 @@
 // instead of four (lib/send.js, writeChunk()); where it found Node 24.22's
 // (internals.chunkedUncork: 24.22 and 26.10 on), the response's uncork()
 // sends the chunks it holds with fewer writes (lib/send.js, flushChunks()).
-// Every fixture runs on Node's own
+// end() after write() is the shim's where end() is Node 20's or, with
+// chunks held or Content-Length framing, Node 24.22's (lib/send.js,
+// endAfterWrites()). Every fixture runs on Node's own
 // path and with the shim installed, and must give the same bytes, the
 // same state after each write() (its return value, the response's and the
 // socket's writable counters, bytesWritten), the same events ('drain'
@@ -14,10 +16,13 @@
 
 const t = require('tap')
 const http = require('node:http')
+const net = require('node:net')
+const { once } = require('node:events')
 
 const internals = require('../lib/internals.js')
 const shim = require('../lib/index.js')
 const { capture, checkParity } = require('./helpers/dual-path.js')
+const { heldTail, heldPath } = require('./helpers/expect-path.js')
 const { requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
 
 const HTTP10_KEEP_ALIVE = 'GET / HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n'
@@ -29,9 +34,9 @@ t.jobs = 1
 const chunkedWrite = internals !== null && internals.chunkedWrite
 const chunkedUncork = internals !== null && internals.chunkedUncork
 // Whether end(chunk) after write() sends its chunk the shim's way (Node
-// 20's write() and end(): lib/shim.js, lib/send.js endAfterWrites()), and
-// so counts as native.
-const chunkedTail = chunkedWrite && internals.protocol.name === 'node20'
+// 20's write() and end(), or Node 24.22's: lib/shim.js, lib/send.js
+// endAfterWrites()), and so counts as native.
+const chunkedTail = (chunkedWrite && internals.protocol.name === 'node20') || heldTail
 // The path of end() after write() in the same tick, with chunked framing:
 // where the chunks are held on the corked response (chunkedUncork), Node's
 // end() finds them there.
@@ -157,7 +162,11 @@ const fixtures = [
     name: 'end(chunk) after writes, on a strict Content-Length response or with an empty chunk',
     request: [KEEP, CLOSE],
     sequential: true,
-    path: HELD === 'headers-sent' ? { 'headers-sent': 2 } : { [HELD]: 1, 'headers-sent': 1 },
+    // The strict response is Node's; where heldTail, the empty chunk joins
+    // the held ones.
+    path: heldTail
+      ? { native: 1, 'headers-sent': 1 }
+      : HELD === 'headers-sent' ? { 'headers-sent': 2 } : { [HELD]: 1, 'headers-sent': 1 },
     writes: 1,
     handler (req, res, ctx) {
       if (ctx.index === 0) {
@@ -212,10 +221,12 @@ const fixtures = [
     }
   },
   {
-    name: 'Content-Length framing: end(chunk) with nothing waiting on the cork is Node\'s',
+    name: 'Content-Length framing: end(chunk) with nothing waiting on the cork, end(\'\') then write()',
     request: [KEEP, CLOSE],
     sequential: true,
-    path: { 'headers-sent': 2 },
+    // Node 20's end() writes an empty string after the chunk there, which
+    // the shim leaves to it; Node 24.22's sends the chunk alone.
+    path: heldTail ? { native: 1, 'headers-sent': 1 } : { 'headers-sent': 2 },
     writes: 0,
     handler (req, res, ctx) {
       res.writeHead(200, { 'Content-Length': ctx.index === 0 ? '9' : '5' })
@@ -230,6 +241,57 @@ const fixtures = [
       res.end('', ctx.cb('empty-end-cb'))
       ctx.mark()
       res.write('late', ctx.cb('late-cb'))
+    }
+  },
+  {
+    // Strings of one encoding waiting on the cork are joined into one write
+    // before end()'s uncork (lib/send.js, joinWaiting()): runs broken by a
+    // Buffer, by another encoding or by the size cap, callbacks on each.
+    name: 'Content-Length framing: writes of each kind joined before end(chunk)',
+    request: [KEEP, KEEP, KEEP, CLOSE],
+    sequential: true,
+    path: chunkedTail ? { native: 4 } : { 'headers-sent': 4 },
+    writes: 0,
+    handler (req, res, ctx) {
+      const runs = [
+        ['a1', 'b2', 'caf\u00e9 \u2615', ['x\xe9', 'latin1'], ['yz', 'latin1'], Buffer.from('B'), 'c3', 'd4'],
+        ['plain', ['ascii', 'utf8'], 'more', new Uint8Array([0x75, 0x38]), 'end of run'],
+        ['s'.repeat(9000), 't'.repeat(9000), 'u'.repeat(9000), 'v'],
+        [['l\xe0tin', 'latin1'], ['\xff\xfe', 'latin1'], 'utf\u00e9']
+      ][ctx.index]
+      const last = ['tail', Buffer.from('tail'), 'w'.repeat(3), 'fin\u00e9'][ctx.index]
+      let length = Buffer.byteLength(last)
+      for (const item of runs) {
+        const [chunk, encoding] = Array.isArray(item) ? item : [item, 'utf8']
+        length += typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength
+      }
+      res.writeHead(200, { 'Content-Length': String(length) })
+      res.on('finish', () => ctx.record('finish', writeState(res, null)))
+      writeAll(res, ctx, runs)
+      endAndRecord(res, ctx, last)
+    }
+  },
+  {
+    name: 'chunked framing: writes on an earlier tick, then writes and end(chunk) on a later one',
+    request: [KEEP, CLOSE],
+    sequential: true,
+    // end() without a chunk is the shim's only with chunks held (Node
+    // 24.22's end()).
+    path: heldTail ? { native: 2 } : chunkedTail ? { native: 1, 'headers-sent': 1 } : { [HELD]: 2 },
+    writes: null,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      writeAll(res, ctx, ['first ', 'tick '])
+      return new Promise(resolve => setImmediate(() => {
+        writeAll(res, ctx, ['second ', Buffer.from('tick '), ['\xe9t\xe9 ', 'latin1'], 'caf\u00e9 '])
+        if (ctx.index === 0) {
+          endAndRecord(res, ctx, 'done')
+        } else {
+          res.end(ctx.cb('end-cb'))
+          ctx.record('after end', writeState(res, null))
+        }
+        resolve()
+      }))
     }
   },
   {
@@ -250,7 +312,7 @@ const fixtures = [
   {
     name: 'implicit header: setHeader, write, write, end()',
     request: KEEP,
-    path: ['headers-sent', 'socket-busy'],
+    path: heldPath(['headers-sent', 'socket-busy']),
     writes: 2,
     handler (req, res, ctx) {
       res.setHeader('X-Stream', 'yes')
@@ -284,7 +346,7 @@ const fixtures = [
   {
     name: 'chunks above the high-water mark: write() returns false and drain follows',
     request: KEEP,
-    path: ['headers-sent', 'socket-busy'],
+    path: heldPath(['headers-sent', 'socket-busy']),
     writes: 3,
     handler (req, res, ctx) {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' })
@@ -296,7 +358,7 @@ const fixtures = [
   {
     name: 'a header with latin1 chars, then a UTF-8 chunk',
     request: KEEP,
-    path: ['headers-sent', 'socket-busy'],
+    path: heldPath(['headers-sent', 'socket-busy']),
     writes: 2,
     handler (req, res, ctx) {
       res.writeHead(200, { 'X-Name': 'Jos\xe9' })
@@ -307,7 +369,7 @@ const fixtures = [
   {
     name: 'a header with latin1 chars, then a latin1 chunk',
     request: KEEP,
-    path: ['headers-sent', 'socket-busy'],
+    path: heldPath(['headers-sent', 'socket-busy']),
     writes: 1,
     handler (req, res, ctx) {
       res.writeHead(200, { 'X-Name': 'Jos\xe9' })
@@ -318,7 +380,7 @@ const fixtures = [
   {
     name: 'empty chunks and other encodings are Node\'s',
     request: KEEP,
-    path: ['headers-sent', 'socket-busy'],
+    path: heldPath(['headers-sent', 'socket-busy']),
     writes: 1,
     handler (req, res, ctx) {
       res.writeHead(200)
@@ -329,7 +391,7 @@ const fixtures = [
   {
     name: 'write(chunk) without a callback, encoding as the callback',
     request: KEEP,
-    path: ['headers-sent', 'socket-busy'],
+    path: heldPath(['headers-sent', 'socket-busy']),
     writes: 2,
     handler (req, res, ctx) {
       res.writeHead(200)
@@ -406,7 +468,7 @@ const fixtures = [
   {
     name: 'invalid chunks throw as in Node',
     request: KEEP,
-    path: ['headers-sent', 'socket-busy'],
+    path: heldPath(['headers-sent', 'socket-busy']),
     writes: 1,
     handler (req, res, ctx) {
       res.writeHead(200)
@@ -512,4 +574,78 @@ t.test('a wrapper of OutgoingMessage#write or #uncork installed later is honoure
   t.ok(calls >= 1, 'the wrapper ran')
   t.equal(result.stats.writes.native, 0, 'the shim left the chunk to it')
   t.equal(result.parsed.error, null, 'the response parses')
+})
+
+// lib/send.js joinWaiting() on a real TCP connection: the writes waiting on
+// the server socket's cork, each with a callback, joined (join true) or
+// left as they are, then uncorked. Returns what a user can observe, and
+// the waiting writes right after the join.
+async function corkedWrites (items, { join, patchWritev = false, busy = false }) {
+  const { joinWaiting } = require('../lib/send.js')
+  const server = net.createServer()
+  await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
+  const client = net.connect(server.address().port, '127.0.0.1')
+  const [socket] = await once(server, 'connection')
+  const received = []
+  client.on('data', (data) => received.push(data))
+  if (patchWritev) socket._writev = function (chunks, cb) { return net.Socket.prototype._writev.call(this, chunks, cb) }
+  const calls = []
+  // A write the kernel cannot take at once: the Writable waits on it.
+  if (busy) socket.write(Buffer.alloc(32 << 20, 0x2e))
+  socket.cork()
+  items.forEach(([chunk, encoding], i) => {
+    socket.write(chunk, encoding, (err) => calls.push([i, err]))
+  })
+  const state = socket._writableState
+  const before = { length: state.length, pendingcb: state.pendingcb, bytesWritten: socket.bytesWritten }
+  if (join) joinWaiting(socket)
+  const waiting = state.buffered.slice(state.bufferedIndex).map(e => [e.chunk, e.encoding])
+  const after = { length: state.length, pendingcb: state.pendingcb, bytesWritten: socket.bytesWritten }
+  socket.uncork()
+  const uncorked = { length: state.length, pendingcb: state.pendingcb }
+  await new Promise(resolve => setImmediate(resolve))
+  const settled = { pendingcb: state.pendingcb, bytesWritten: socket.bytesWritten, calls }
+  socket.end()
+  await once(client, 'end')
+  client.destroy()
+  server.close()
+  return { before, after, uncorked, settled, waiting, bytes: Buffer.concat(received) }
+}
+
+t.test('joinWaiting(): strings of one encoding joined into one write, the rest as they are', async t => {
+  const items = [['a1', 'utf8'], ['b2', 'utf8'], ['caf\u00e9', 'utf8'], [Buffer.from('B')],
+    ['c\xe9', 'latin1'], ['d', 'latin1'], ['ascii', 'utf8'], ['only', 'utf8'], ['z', 'utf8']]
+  const plain = await corkedWrites(items, { join: false })
+  const joined = await corkedWrites(items, { join: true })
+  t.strictSame(joined.waiting, [
+    ['a1b2caf\u00e9', 'utf8'], [Buffer.from('B'), 'buffer'], ['c\xe9d', 'latin1'],
+    // An ASCII run goes out as latin1: the same bytes.
+    ['asciionly', 'latin1'], ['z', 'utf8']
+  ], 'three runs joined, the last write left alone')
+  t.equal(plain.waiting.length, items.length, 'without the join every write waits on its own')
+  t.equal(joined.after.pendingcb, joined.before.pendingcb - 4, 'the pending callbacks drop by the writes joined away')
+  t.strictSame(joined.after.length, joined.before.length, 'writableLength unchanged')
+  t.strictSame(joined.after.bytesWritten, joined.before.bytesWritten, 'bytesWritten unchanged')
+  t.strictSame(joined.uncorked, plain.uncorked, 'the same counts once the writev went out')
+  t.strictSame(joined.settled, plain.settled, 'the same callbacks, in order, with the same arguments')
+  t.equal(joined.settled.calls.length, items.length, 'every write\'s callback ran')
+  t.strictSame(joined.bytes, plain.bytes, 'the same bytes on the wire')
+})
+
+t.test('joinWaiting(): runs capped at 16 KiB chars; nothing joined below three writes or with a replaced _writev', async t => {
+  const big = [['x'.repeat(10000), 'utf8'], ['y'.repeat(7000), 'utf8'], ['z'.repeat(100), 'utf8'], ['w', 'utf8'], ['end', 'utf8']]
+  const capped = await corkedWrites(big, { join: true })
+  t.strictSame(capped.waiting.map(([chunk, encoding]) => [chunk.length, encoding]),
+    [[10000, 'utf8'], [7101, 'latin1'], [3, 'utf8']], 'a run stops before it passes the cap')
+  t.strictSame(capped.bytes, (await corkedWrites(big, { join: false })).bytes, 'the same bytes')
+  const two = await corkedWrites([['a', 'utf8'], ['b', 'utf8']], { join: true })
+  t.equal(two.waiting.length, 2, 'two waiting writes stay two')
+  const patched = await corkedWrites([['a', 'utf8'], ['b', 'utf8'], ['c', 'utf8'], ['d', 'utf8']],
+    { join: true, patchWritev: true })
+  t.equal(patched.waiting.length, 4, 'a socket with its own _writev is left alone')
+  t.equal(patched.bytes.toString(), 'abcd')
+  const busy = await corkedWrites([['a', 'utf8'], ['b', 'utf8'], ['c', 'utf8'], ['d', 'utf8']],
+    { join: true, busy: true })
+  t.equal(busy.waiting.length, 4, 'nothing joined while a write is in progress (the uncork would not write them)')
+  t.equal(busy.bytes.subarray(32 << 20).toString(), 'abcd')
 })

@@ -64,11 +64,19 @@ function pathStats (stats) {
   return { native: stats.native, fallback: stats.fallback, reasons: stats.reasons }
 }
 
+// Whether end() after write() goes the shim's way where end() and write_()
+// are Node 24.22's (lib/shim.js, heldTail): end(chunk) once the header went
+// out or chunks are held on the response's cork, with or without chunked
+// framing, and end() with chunks held.
+const heldTail = shimActive && internals.chunkedUncork === true && internals.protocol.name === 'node24'
+
 // Whether end(chunk) on a response whose header an earlier write() sent
 // goes the shim's way on this line (lib/shim.js, tailEnd: Node 20's end()
-// and write()), where it counts as native. (With Content-Length framing
-// only while writes wait on the socket's cork: lib/decide.js, tailReason().)
-const tailNative = shimActive && internals.chunkedWrite === true && internals.protocol.name === 'node20'
+// and write(), or heldTail), where it counts as native. (With
+// Content-Length framing on Node 20 only while writes wait on the socket's
+// cork: lib/decide.js, tailReason().)
+const tailNative = heldTail ||
+  (shimActive && internals.chunkedWrite === true && internals.protocol.name === 'node20')
 
 /**
  * The path of such an end(chunk): 'native' where tailNative, else
@@ -81,6 +89,18 @@ function tailPath (otherwise) {
   return tailNative ? 'native' : otherwise
 }
 
+/**
+ * The path of an end() after write() that only the Node 24.22 tail takes
+ * (Content-Length framing with no write waiting, end() with chunks held):
+ * 'native' where heldTail, else `otherwise`.
+ *
+ * @param {string|string[]} otherwise
+ * @returns {string|string[]}
+ */
+function heldPath (otherwise) {
+  return heldTail ? 'native' : otherwise
+}
+
 module.exports = {
-  UNSUPPORTED, expectedPath, expectedReason, expectedStats, pathStats, shimActive, tailNative, tailPath
+  UNSUPPORTED, expectedPath, expectedReason, expectedStats, pathStats, shimActive, heldTail, heldPath, tailNative, tailPath
 }
