@@ -406,12 +406,15 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
 // corks until the next tick: the chunk-size line (latin1, with the header
 // in front on the first write), a CRLF Buffer, the chunk, and a CRLF Buffer
 // carrying the callback. writeChunk() sends the same bytes in two writes (a
-// string chunk of up to JOIN_MAX chars joined to its size line) or three
-// (a Uint8Array, not copied, or a longer string), on the same cork. Node's Writable counts what it holds by the
-// length of each write (chars for a string), so writableLength, needDrain,
-// 'drain', bytesWritten and the write's return value read the same; the
-// callback rides the last write, as in Node; and at least two writes wait
-// on the cork, so the tick's uncork writes them with writev as Node's four.
+// string chunk of up to JOIN_MAX chars joined to its size line, then a CRLF
+// string) or three (a Uint8Array, not copied, or a longer string, then a
+// CRLF Buffer), on the same cork; the tick's uncork joins the strings
+// waiting there first (joinWaiting()). Node's Writable counts what it holds
+// by the length of each write (chars for a string), so writableLength,
+// needDrain, 'drain', bytesWritten and the write's return value read the
+// same; the callback rides the last write, as in Node; and at least two
+// writes wait on the cork, so the tick's uncork writes them with writev as
+// Node's four.
 
 // String chunks up to this many chars are joined to the size line (or to
 // each other): a longer one goes as it is. A joined string is a cons
@@ -430,8 +433,10 @@ const numberToString = Number.prototype.toString
 const NON_ASCII = /[^\x00-\x7f]/
 const kNeedDrain = internals === null ? null : internals.kNeedDrain
 
-// write_()'s connectionCorkNT.
+// write_()'s connectionCorkNT, with the tick's writes joined first when
+// this uncork writes them.
 function uncorkSocket (socket) {
+  if (socket._writableState.corked === 1) joinWaiting(socket)
   socket.uncork()
 }
 
@@ -460,18 +465,28 @@ function writeChunk (res, chunk, encoding, callback) {
     res._headerSent = true
     merged = true
   }
+  const cb = typeof callback === 'function' ? callback : nop
+  let ret
   if (!isString || chunk.length > JOIN_MAX) {
     socket.write(line, 'latin1')
     socket.write(chunk, isString ? (latin1 ? 'latin1' : 'utf8') : undefined)
-  } else if (latin1 || !merged || !NON_ASCII.test(line)) {
-    // The size line is ASCII (and so is the header here, unless the chunk
-    // is latin1 too): the same bytes in the chunk's encoding.
-    socket.write(line + chunk, latin1 ? 'latin1' : 'utf8')
+    ret = socket.write(CRLF_BUF, cb)
   } else {
-    socket.write(line, 'latin1')
-    socket.write(chunk, 'utf8')
+    // A UTF-8 chunk with as many bytes as chars is ASCII: as latin1, the
+    // same bytes, which the socket copies instead of encoding, whatever
+    // latin1 chars the header holds. The closing CRLF goes as a string of
+    // the same encoding, so that joinWaiting() can join the writes of a
+    // tick into one.
+    const charset = latin1 || len === chunk.length ? 'latin1' : 'utf8'
+    if (charset === 'latin1' || !merged || !NON_ASCII.test(line)) {
+      // The size line is ASCII (and so is the header, for UTF-8 text).
+      socket.write(line + chunk, charset)
+    } else {
+      socket.write(line, 'latin1')
+      socket.write(chunk, 'utf8')
+    }
+    ret = socket.write('\r\n', charset, cb)
   }
-  const ret = socket.write(CRLF_BUF, typeof callback === 'function' ? callback : nop)
   if (!ret) res[kNeedDrain] = true
   return ret
 }
@@ -633,7 +648,8 @@ function endAfterWrites (res, chunk, encoding, callback) {
     const trailer = res._trailer
     const last = '\r\n0\r\n' + trailer + '\r\n'
     if (isString && chunk.length <= JOIN_MAX) {
-      const charset = latin1 ? 'latin1' : 'utf8'
+      // ASCII text as latin1 (writeChunk()).
+      const charset = latin1 || len === chunk.length ? 'latin1' : 'utf8'
       if (trailer === '' && writeWaiting(socket._writableState)) {
         socket.write(line + chunk + last, charset, onWrite)
       } else {
