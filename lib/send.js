@@ -705,6 +705,25 @@ function joinClass (chunk, encoding) {
   return encoding === 'latin1' ? 'latin1' : null
 }
 
+// Whether the strings among held chunks (chunk, encoding, callback each)
+// are all UTF-8 or latin1, with every UTF-8 one ASCII: then their bytes,
+// which write_() added up in `bytes`, number their chars (a UTF-8 string
+// has more bytes than chars as soon as one char is not ASCII).
+function asciiHeld (held, bytes) {
+  let chars = 0
+  for (let n = 0; n < held.length; n += 3) {
+    const chunk = held[n]
+    if (typeof chunk !== 'string') {
+      chars += chunk.byteLength
+      continue
+    }
+    const encoding = held[n + 1]
+    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return false
+    chars += chunk.length
+  }
+  return chars === bytes
+}
+
 /**
  * Node 24.22's OutgoingMessage#uncork() for a response whose cork count
  * this call takes to 0 and which holds chunks, once lib/decide.js
@@ -723,19 +742,23 @@ function flushChunks (res, last, onLast) {
   const count = held.length / 3
   try {
     const callbacks = []
+    const ascii = asciiHeld(held, res[kChunkedLength])
     // The run of strings waiting to go out, and its class ('ascii' joins
-    // either: the size line, and a header block of ASCII).
+    // either: the size line, and a header block of ASCII). Where every
+    // UTF-8 chunk is ASCII, all go out as latin1, header included (Node
+    // writes it as latin1 with the size line).
     let run = numberToString.call(res[kChunkedLength], 16) + '\r\n'
-    let runClass = 'ascii'
+    let runClass = ascii ? 'latin1' : 'ascii'
     if (!res._headerSent) {
       run = res._header + run
       res._headerSent = true
-      if (NON_ASCII.test(run)) runClass = 'latin1'
+      if (!ascii && byteLength(run, 'utf8') !== run.length) runClass = 'latin1'
     }
     for (let n = 0; n < held.length; n += 3) {
       const chunk = held[n]
       const encoding = held[n + 1]
-      const cls = joinClass(chunk, encoding)
+      let cls = joinClass(chunk, encoding)
+      if (ascii && cls !== null) cls = 'latin1'
       if (cls !== null && (runClass === 'ascii' || runClass === cls)) {
         run += chunk
         runClass = cls

@@ -378,6 +378,35 @@ const fixtures = [
     }
   },
   {
+    name: 'a header with latin1 chars, then ASCII chunks',
+    request: [KEEP, CLOSE],
+    sequential: true,
+    path: heldTail ? { native: 2 } : { [TAIL]: 1, [HELD]: 1 },
+    writes: 6,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'X-Name': 'Jos\xe9' })
+      writeAll(res, ctx, ['plain ', ['latin1 ascii ', 'latin1'], Buffer.from('bytes ')])
+      if (ctx.index === 0) {
+        endAndRecord(res, ctx, 'done')
+      } else {
+        res.end()
+      }
+    }
+  },
+  {
+    // Bytes and chars of the held chunks add up alike (a hex chunk has
+    // fewer bytes than chars, a non-ASCII one more), yet not all are ASCII.
+    name: 'a hex chunk and a non-ASCII chunk whose counts cancel out',
+    request: KEEP,
+    path: heldPath(['headers-sent', 'socket-busy']),
+    writes: null,
+    handler (req, res, ctx) {
+      res.writeHead(200)
+      writeAll(res, ctx, [['ab', 'hex'], '\u00e9', 'ascii'])
+      res.end()
+    }
+  },
+  {
     name: 'empty chunks and other encodings are Node\'s',
     request: KEEP,
     path: heldPath(['headers-sent', 'socket-busy']),
