@@ -355,8 +355,9 @@ function writeReason (res, chunk, encoding) {
  * Node 20's (lib/shim.js, tailEnd), in fewer writes (lib/send.js,
  * endAfterWrites()): with chunked framing where write() would send the
  * chunk the shim's way (writeReason()), else while a write waits on the
- * socket's cork. Checks write_() and end() in their order, without side
- * effects.
+ * socket's cork; and end() without a chunk, with chunked framing, while
+ * writes wait on the cork. Checks write_() and end() in their order,
+ * without side effects.
  * @param {http.ServerResponse} res a response whose _headerSent is true
  * @param {*} chunk the chunk as end() received it, after argument shuffling
  * @param {*} encoding the encoding, after argument shuffling
@@ -364,7 +365,19 @@ function writeReason (res, chunk, encoding) {
  */
 function tailReason (res, chunk, encoding) {
   if (internals !== null && internals.chunkedUncork) return heldTailReason(res, chunk, encoding)
-  if (!chunk) return WRITE.NOTHING_HELD
+  if (!chunk) {
+    // end() writes '0', the trailers and CRLF, joined with the chunks
+    // write() left waiting on the cork (nothing to join otherwise).
+    if (res.chunkedEncoding !== true) return WRITE.NOTHING_HELD
+    const reason = writeReason(res, '0', undefined)
+    if (reason !== null) return reason
+    if (typeof res._trailer !== 'string') return FALLBACK.TRAILERS
+    const state = res.socket._writableState
+    if (state.corked === 0 || !Array.isArray(state.buffered) || state.buffered.length <= state.bufferedIndex) {
+      return WRITE.NOTHING_HELD
+    }
+    return res.uncork !== resUncork ? FALLBACK.PATCHED : null
+  }
   if (res.chunkedEncoding === true) {
     const reason = writeReason(res, chunk, encoding)
     if (reason !== null) return reason

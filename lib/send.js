@@ -640,6 +640,11 @@ function endAfterWrites (res, chunk, encoding, callback) {
     socket.cork()
     res[kCorked] = 1
     flushed = flushChunks(res, '\r\n0\r\n' + res._trailer + '\r\n', onWrite)
+  } else if (res.chunkedEncoding && !chunk) {
+    // Node 20's end() without a chunk: the last chunk, joined below with
+    // the writes waiting on the cork.
+    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+    socket.write('0\r\n' + res._trailer + '\r\n', 'latin1', onWrite)
   } else if (res.chunkedEncoding) {
     const isString = typeof chunk === 'string'
     const latin1 = encoding === 'latin1'
