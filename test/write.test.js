@@ -323,6 +323,19 @@ const fixtures = [
     }
   },
   {
+    name: 'end() without a chunk after writes in the same tick, with latin1 trailers',
+    request: KEEP,
+    path: ENDED,
+    writes: 3,
+    handler (req, res, ctx) {
+      res.writeHead(200, { Trailer: 'X-Sum' })
+      writeAll(res, ctx, ['one ', 'tw\u00f6 ', ['thr\xe9e', 'latin1']])
+      res.addTrailers({ 'X-Sum': 'ab\xe9' })
+      res.end(ctx.cb('end-cb'))
+      ctx.record('after end', writeState(res, null))
+    }
+  },
+  {
     name: 'a write per tick, then end() on a later tick',
     request: KEEP,
     path: 'headers-sent',
