@@ -12,6 +12,7 @@ const FLAGS = binding === null ? null : binding.flags
 // Read once: the globals `process` and `Buffer` are getters. nextTick is
 // still looked up on the process object per call, as Node's own modules do.
 const processObject = process
+const BufferClass = Buffer
 const { allocUnsafe, byteLength } = Buffer
 const stringSlice = String.prototype.slice
 const { latin1Slice } = Buffer.prototype
@@ -556,9 +557,14 @@ function joinedCallback (callbacks) {
  * callback count drops by the writes joined away, as the writev drops it by
  * the writes it took. The last waiting write stays as it is, so at least
  * two go out (a writev, as Node's). A run that turns out to be ASCII is
- * written as latin1, the same bytes. Nothing changes unless the uncork
- * writes at once: the socket idle (no write in progress), of net.Socket's
- * own class with its own writev and the handle's.
+ * written as latin1, the same bytes. When every waiting write is then a
+ * Buffer or a string whose chars are its bytes, the strings become Buffers
+ * (state.allBuffers, which Node's writev reads, set as for a writev of
+ * Buffers): a writev counts its bytes on failure whatever it holds, so
+ * only the per-entry cost changes. Nothing changes with fewer than two
+ * writes waiting, nor unless the uncork writes at once: the socket idle
+ * (no write in progress), of net.Socket's own class with its own writev
+ * and the handle's.
  * @param {net.Socket} socket
  */
 function joinWaiting (socket) {
@@ -566,7 +572,7 @@ function joinWaiting (socket) {
   const buffered = state.buffered
   const from = state.bufferedIndex
   const last = buffered.length - 1
-  if (last - from < 2 || state.writing || state.objectMode || state.destroyed ||
+  if (last - from < 1 || state.writing || state.objectMode || state.destroyed ||
       socket.constructor !== PlainSocket || socket._writev !== socketWritev ||
       learned.kHandle === null) {
     return
@@ -611,6 +617,35 @@ function joinWaiting (socket) {
   buffered[out++] = buffered[last]
   state.pendingcb -= buffered.length - out
   buffered.length = out
+  if (latin1Only(buffered, from)) {
+    // Bytes that are their chars go as Buffers: the writev then reads
+    // each one's memory, where a string costs an encoding-name parse and a
+    // copy per entry (the writable-state counts, in chars, are the bytes).
+    for (let k = from; k < out; k++) {
+      const entry = buffered[k]
+      if (typeof entry.chunk === 'string') {
+        buffered[k] = { chunk: BufferClass.from(entry.chunk, 'latin1'), encoding: 'buffer', callback: entry.callback }
+      }
+    }
+    state.allBuffers = true
+  }
+}
+
+// Whether each write waiting from `from` on is a Buffer or a string whose
+// chars are its bytes: latin1, or UTF-8 of ASCII text up to JOIN_TOTAL
+// chars.
+function latin1Only (buffered, from) {
+  for (let k = from; k < buffered.length; k++) {
+    const entry = buffered[k]
+    const encoding = entry.encoding
+    if (encoding === 'buffer' || encoding === 'latin1') continue
+    const chunk = entry.chunk
+    if (encoding !== 'utf8' || typeof chunk !== 'string' || chunk.length > JOIN_TOTAL ||
+        byteLength(chunk, 'utf8') !== chunk.length) {
+      return false
+    }
+  }
+  return true
 }
 
 /**

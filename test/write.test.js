@@ -644,6 +644,7 @@ async function corkedWrites (items, { join, patchWritev = false, busy = false })
   const before = { length: state.length, pendingcb: state.pendingcb, bytesWritten: socket.bytesWritten }
   if (join) joinWaiting(socket)
   const waiting = state.buffered.slice(state.bufferedIndex).map(e => [e.chunk, e.encoding])
+  const allBuffers = state.allBuffers
   const after = { length: state.length, pendingcb: state.pendingcb, bytesWritten: socket.bytesWritten }
   socket.uncork()
   const uncorked = { length: state.length, pendingcb: state.pendingcb }
@@ -653,7 +654,7 @@ async function corkedWrites (items, { join, patchWritev = false, busy = false })
   await once(client, 'end')
   client.destroy()
   server.close()
-  return { before, after, uncorked, settled, waiting, bytes: Buffer.concat(received) }
+  return { before, after, uncorked, settled, waiting, allBuffers, bytes: Buffer.concat(received) }
 }
 
 t.test('joinWaiting(): strings of one encoding joined into one write, the rest as they are', async t => {
@@ -667,6 +668,7 @@ t.test('joinWaiting(): strings of one encoding joined into one write, the rest a
     ['asciionly', 'latin1'], ['z', 'utf8']
   ], 'three runs joined, the last write left alone')
   t.equal(plain.waiting.length, items.length, 'without the join every write waits on its own')
+  t.equal(joined.allBuffers, false, 'a UTF-8 string stays a string, so the writev is not all Buffers')
   t.equal(joined.after.pendingcb, joined.before.pendingcb - 4, 'the pending callbacks drop by the writes joined away')
   t.strictSame(joined.after.length, joined.before.length, 'writableLength unchanged')
   t.strictSame(joined.after.bytesWritten, joined.before.bytesWritten, 'bytesWritten unchanged')
@@ -680,10 +682,16 @@ t.test('joinWaiting(): runs capped at 16 KiB chars; nothing joined below three w
   const big = [['x'.repeat(10000), 'utf8'], ['y'.repeat(7000), 'utf8'], ['z'.repeat(100), 'utf8'], ['w', 'utf8'], ['end', 'utf8']]
   const capped = await corkedWrites(big, { join: true })
   t.strictSame(capped.waiting.map(([chunk, encoding]) => [chunk.length, encoding]),
-    [[10000, 'utf8'], [7101, 'latin1'], [3, 'utf8']], 'a run stops before it passes the cap')
+    [[10000, 'buffer'], [7101, 'buffer'], [3, 'buffer']],
+    'a run stops before it passes the cap; all ASCII, the writes go as Buffers')
+  t.equal(capped.allBuffers, true, 'the Writable\'s allBuffers says so')
   t.strictSame(capped.bytes, (await corkedWrites(big, { join: false })).bytes, 'the same bytes')
-  const two = await corkedWrites([['a', 'utf8'], ['b', 'utf8']], { join: true })
-  t.equal(two.waiting.length, 2, 'two waiting writes stay two')
+  const two = await corkedWrites([['a', 'utf8'], ['b\xe9', 'latin1']], { join: true })
+  t.strictSame(two.waiting, [[Buffer.from('a'), 'buffer'], [Buffer.from('b\xe9', 'latin1'), 'buffer']],
+    'two waiting writes stay two, as Buffers')
+  t.strictSame(two.bytes, Buffer.from('ab\xe9', 'latin1'))
+  const one = await corkedWrites([['a', 'utf8']], { join: true })
+  t.strictSame(one.waiting, [['a', 'utf8']], 'one waiting write is left as it is (a write of its own, not a writev)')
   const patched = await corkedWrites([['a', 'utf8'], ['b', 'utf8'], ['c', 'utf8'], ['d', 'utf8']],
     { join: true, patchWritev: true })
   t.equal(patched.waiting.length, 4, 'a socket with its own _writev is left alone')
