@@ -832,6 +832,8 @@ function flushChunks (res, last, onLast) {
     held.length = 0
     res[kChunkedLength] = 0
   } finally {
+    // The tick's uncork: this one writes them.
+    if (socket._writableState.corked === 1) joinWaiting(socket)
     socket.uncork()
   }
   if (res[kNeedDrain] && res.writableLength === 0) {
