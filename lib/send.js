@@ -573,11 +573,11 @@ function joinWaiting (socket) {
   const from = state.bufferedIndex
   const last = buffered.length - 1
   if (last - from < 1 || state.writing || state.objectMode || state.destroyed ||
-      socket.constructor !== PlainSocket || socket._writev !== socketWritev ||
-      learned.kHandle === null) {
+      PlainSocket === null || socket.constructor !== PlainSocket || socket._writev !== socketWritev) {
     return
   }
-  const handle = socket[learned.kHandle]
+  // Until a socket was seen, the handle through net.Socket's getter.
+  const handle = learned.kHandle !== null ? socket[learned.kHandle] : socket._handle
   if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle))) ||
       handle.writev !== tcpWritev) {
     return

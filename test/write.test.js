@@ -657,19 +657,26 @@ async function corkedWrites (items, { join, patchWritev = false, busy = false })
   return { before, after, uncorked, settled, waiting, allBuffers, bytes: Buffer.concat(received) }
 }
 
+// Where the shim is inactive (lib/internals.js found no socket state to
+// rely on), joinWaiting() leaves every write as it is.
+const canJoin = internals !== null && internals.socketState !== null
+
 t.test('joinWaiting(): strings of one encoding joined into one write, the rest as they are', async t => {
   const items = [['a1', 'utf8'], ['b2', 'utf8'], ['caf\u00e9', 'utf8'], [Buffer.from('B')],
     ['c\xe9', 'latin1'], ['d', 'latin1'], ['ascii', 'utf8'], ['only', 'utf8'], ['z', 'utf8']]
   const plain = await corkedWrites(items, { join: false })
   const joined = await corkedWrites(items, { join: true })
-  t.strictSame(joined.waiting, [
-    ['a1b2caf\u00e9', 'utf8'], [Buffer.from('B'), 'buffer'], ['c\xe9d', 'latin1'],
-    // An ASCII run goes out as latin1: the same bytes.
-    ['asciionly', 'latin1'], ['z', 'utf8']
-  ], 'three runs joined, the last write left alone')
+  t.strictSame(joined.waiting, canJoin
+    ? [
+        ['a1b2caf\u00e9', 'utf8'], [Buffer.from('B'), 'buffer'], ['c\xe9d', 'latin1'],
+        // An ASCII run goes out as latin1: the same bytes.
+        ['asciionly', 'latin1'], ['z', 'utf8']
+      ]
+    : plain.waiting, 'three runs joined, the last write left alone')
   t.equal(plain.waiting.length, items.length, 'without the join every write waits on its own')
   t.equal(joined.allBuffers, false, 'a UTF-8 string stays a string, so the writev is not all Buffers')
-  t.equal(joined.after.pendingcb, joined.before.pendingcb - 4, 'the pending callbacks drop by the writes joined away')
+  t.equal(joined.after.pendingcb, joined.before.pendingcb - (canJoin ? 4 : 0),
+    'the pending callbacks drop by the writes joined away')
   t.strictSame(joined.after.length, joined.before.length, 'writableLength unchanged')
   t.strictSame(joined.after.bytesWritten, joined.before.bytesWritten, 'bytesWritten unchanged')
   t.strictSame(joined.uncorked, plain.uncorked, 'the same counts once the writev went out')
@@ -681,14 +688,17 @@ t.test('joinWaiting(): strings of one encoding joined into one write, the rest a
 t.test('joinWaiting(): runs capped at 16 KiB chars; nothing joined below three writes or with a replaced _writev', async t => {
   const big = [['x'.repeat(10000), 'utf8'], ['y'.repeat(7000), 'utf8'], ['z'.repeat(100), 'utf8'], ['w', 'utf8'], ['end', 'utf8']]
   const capped = await corkedWrites(big, { join: true })
-  t.strictSame(capped.waiting.map(([chunk, encoding]) => [chunk.length, encoding]),
-    [[10000, 'buffer'], [7101, 'buffer'], [3, 'buffer']],
-    'a run stops before it passes the cap; all ASCII, the writes go as Buffers')
-  t.equal(capped.allBuffers, true, 'the Writable\'s allBuffers says so')
+  t.strictSame(capped.waiting.map(([chunk, encoding]) => [chunk.length, encoding]), canJoin
+    ? [[10000, 'buffer'], [7101, 'buffer'], [3, 'buffer']]
+    : big.map(([chunk, encoding]) => [chunk.length, encoding]),
+  'a run stops before it passes the cap; all ASCII, the writes go as Buffers')
+  t.equal(capped.allBuffers, canJoin, 'the Writable\'s allBuffers says so')
   t.strictSame(capped.bytes, (await corkedWrites(big, { join: false })).bytes, 'the same bytes')
   const two = await corkedWrites([['a', 'utf8'], ['b\xe9', 'latin1']], { join: true })
-  t.strictSame(two.waiting, [[Buffer.from('a'), 'buffer'], [Buffer.from('b\xe9', 'latin1'), 'buffer']],
-    'two waiting writes stay two, as Buffers')
+  t.strictSame(two.waiting, canJoin
+    ? [[Buffer.from('a'), 'buffer'], [Buffer.from('b\xe9', 'latin1'), 'buffer']]
+    : [['a', 'utf8'], ['b\xe9', 'latin1']],
+  'two waiting writes stay two, as Buffers')
   t.strictSame(two.bytes, Buffer.from('ab\xe9', 'latin1'))
   const one = await corkedWrites([['a', 'utf8']], { join: true })
   t.strictSame(one.waiting, [['a', 'utf8']], 'one waiting write is left as it is (a write of its own, not a writev)')
