@@ -457,7 +457,12 @@ function heldTailReason (res, chunk, encoding) {
       // write_() holds end()'s chunk as a Buffer (a plain Uint8Array
       // becomes a view); uncork() sends what is held. Without a chunk
       // end() sends it with the socket as corked as write_() left it.
-      if (chunk) return isUint8Array(chunk) && !(chunk instanceof Buffer) ? FALLBACK.CHUNK_TYPE : null
+      if (chunk) {
+        if (isUint8Array(chunk) && !(chunk instanceof Buffer)) return FALLBACK.CHUNK_TYPE
+        // An empty chunk joins held chunks only; alone write_() sends it
+        // (with the header) as a write of its own.
+        return chunk.length === 0 && held.length === 0 ? WRITE.EMPTY_CHUNK : null
+      }
       return held.length === 0 || state.corked === 0 ? WRITE.NOTHING_HELD : null
     }
     // Sent by write_() as it comes, after everything before it.
