@@ -10,6 +10,7 @@ const t = require('tap')
 const { checkParity } = require('./helpers/dual-path.js')
 const { writeErrorReport } = require('./helpers/node-line.js')
 const { bigPath, requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
+const { tailPath } = require('./helpers/expect-path.js')
 
 t.jobs = 1
 
@@ -371,6 +372,38 @@ t.test('clients that go away', async t => {
       }
     }
   })
+})
+
+t.test('reset in the middle of a streamed body whose writes the shim joined', async t => {
+  // 4 MB in 2,000 writes of one tick, then end(chunk): more than the
+  // kernel takes at once, so the writev is still going when the client's
+  // reset arrives. The shim joins the waiting writes (lib/send.js,
+  // joinWaiting()); what fails, and what every callback is told, must not
+  // change.
+  const piece = 'z'.repeat(2000)
+  const { native, legacy } = await checkParity(t, {
+    name: 'reset mid-stream',
+    request: KEEP,
+    malformed: true,
+    path: tailPath('headers-sent'),
+    client (client) {
+      client.socket.once('data', () => client.socket.resetAndDestroy())
+    },
+    handler (req, res, ctx) {
+      res.socket.on('close', () => ctx.event('socket-close'))
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      for (let i = 0; i < 2000; i++) {
+        res.write(piece, i === 0 ? ctx.cb('first-write') : i === 1999 ? ctx.cb('last-write') : undefined)
+      }
+      res.end('tail', ctx.cb())
+      ctx.mark()
+    }
+  })
+  // Both runs' events are compared whole above; these say what they hold.
+  for (const c of [legacy, native]) {
+    t.ok(c.events.includes('close'), 'the response closes')
+    t.ok(c.events.some(e => e === 'first-write' || e.startsWith('first-write:')), 'the first write\'s callback ran')
+  }
 })
 
 t.test('a write error on the second response of a connection', async t => {
