@@ -32,6 +32,12 @@
 // - more, Node's own store.
 // Refs: benchmark/instructions.js (express3: 42.7k -> 40.7k; headers20 on
 // 20.20.2: 85.2k -> 73.9k, on 24.22.3: 83.6k -> 75.0k)
+//
+// Where Node's own store is fast-mode already (26), the wrapper would only
+// pass small stores through, at about 60 instructions per call (express3 on
+// 26.12.1): it goes on ServerResponse.prototype only once a WideStore is
+// wanted, the first time a response with more than FAST_MAX headers is
+// rendered, and stays there until uninstall().
 
 const http = require('node:http')
 const internals = require('./internals.js')
@@ -102,6 +108,7 @@ function observe (n, store) {
     kind = nullProto ? SMALL : NODE
   } else {
     kind = n <= WIDE_MAX && storeProto !== undefined ? WIDE : NODE
+    if (kind === WIDE && wanted && previous === null) define()
   }
   lastWide = null
 }
@@ -151,12 +158,23 @@ function setHeader (name, value) {
   }
 }
 
+// What define() replaced on ServerResponse.prototype (false: nothing of
+// its own), or null while the wrapper is not there.
 let previous = null
+// Between install() and uninstall().
+let wanted = false
 
 // Puts setHeader() on ServerResponse.prototype when it applies and nothing
-// replaced Node's own there.
+// replaced Node's own there: at once where the stores it hands out start
+// small (20 to 24), else when observe() first wants a WideStore.
 function install () {
-  if (!applies || previous !== null || ServerResponse.prototype.setHeader !== nodeSetHeader) return
+  if (!applies || wanted) return
+  wanted = true
+  if (nullProto || kind === WIDE) define()
+}
+
+function define () {
+  if (ServerResponse.prototype.setHeader !== nodeSetHeader) return
   previous = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader') || false
   Object.defineProperty(ServerResponse.prototype, 'setHeader', {
     value: setHeader, writable: true, enumerable: false, configurable: true
@@ -165,6 +183,7 @@ function install () {
 
 // Takes it away again, unless another module replaced it since.
 function uninstall () {
+  wanted = false
   if (previous === null) return
   const proto = ServerResponse.prototype
   const own = Object.getOwnPropertyDescriptor(proto, 'setHeader')
@@ -178,4 +197,12 @@ function uninstall () {
   previous = null
 }
 
-module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, setHeader }
+/**
+ * Whether the wrapper is on ServerResponse.prototype (for tests).
+ * @returns {boolean}
+ */
+function isDefined () {
+  return previous !== null
+}
+
+module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, isDefined, setHeader }

@@ -38,6 +38,10 @@ const COPY_MAX_BODY = 4 * 1024
 const KEY_SHIFT = binding === null ? 0 : binding.keyShift
 const KEY_REPEAT = binding === null ? 0 : binding.keyRepeat
 const KEY_CHECK = binding === null ? 0 : binding.keyCheck
+// The body's kind, which spares C asking V8 (a typeof, and for a
+// Uint8Array an instance check too).
+const KEY_STRING = binding === null ? 0 : binding.keyString
+const KEY_BYTES = binding === null ? 0 : binding.keyBytes
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -284,7 +288,13 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   // The errno of a direct write that failed.
   let failed = 0
   // A length of -1 repeats the digits C kept for the slot (lib/render.js).
-  const key = slot < 0 ? 0 : slot | flags << KEY_SHIFT | (length === -1 ? KEY_REPEAT : 0)
+  // (The typeof first: `length` is a number or a string, and a strict
+  // comparison of either with -1 would otherwise be a call.)
+  const repeat = typeof length === 'number' && length === -1
+  const key = slot < 0
+    ? 0
+    : slot | flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
+      (body === undefined ? 0 : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   if (handle !== null) {
     written = binding.sendCached(handle.fd, len > COPY_MAX_BODY ? key | KEY_CHECK : key, length, body)
     if (written <= -SEND_REJECT) {

@@ -12,6 +12,7 @@
  *   sendCached(fd, key, length, body)                -> bytes written | < 0
  *     key = slot | flags << keyShift | (repeat the slot's last length ? keyRepeat : 0)
  *           | (check for a pending socket error first ? keyCheck : 0)
+ *           | (body a string ? keyString : a Uint8Array ? keyBytes : 0)
  *     below 0: -1 not written, -(sendFailed + errno) failed, -(100 + code) rejected
  *   canSend  false where sendCached() can never write (no POSIX sockets)
  *   flags  {CHUNKED, BODY_LATIN1, HEAD_UTF8, ASCII_ONLY}
@@ -380,16 +381,29 @@ typedef struct {
   size_t len;
 } body_t;
 
+/* What the caller says the body is, which saves asking V8: any value
+ * (typeof decides), a string, or a Uint8Array. A body that is not what it
+ * is said to be is misuse, reported as any other wrong body. */
+typedef enum { HINT_ANY, HINT_STRING, HINT_BYTES } body_hint_t;
+
 /* Reads the body argument. Returns NULL with an exception pending on misuse
  * or Node-API failure; otherwise a non-NULL sentinel, with `*reject` set to
  * ERR_NONASCII when FLAG_ASCII_ONLY rejects the string. */
 static const void *read_body(napi_env env, instance_t *inst, napi_value v, const char *fn,
-                             unsigned flags, size_t *used, body_t *body, int *reject)
+                             unsigned flags, body_hint_t hint, size_t *used, body_t *body,
+                             int *reject)
 {
   static const char ok = 0;
-  napi_valuetype type;
-  CALL(env, napi_typeof(env, v, &type));
+  napi_valuetype type = napi_undefined;
+  napi_status st;
   body->kind = BODY_NONE;
+  if (hint == HINT_STRING) {
+    type = napi_string;
+  } else if (hint == HINT_BYTES) {
+    type = napi_object;
+  } else {
+    CALL(env, napi_typeof(env, v, &type));
+  }
   if (type == napi_undefined || type == napi_null) {
     return &ok;
   }
@@ -397,24 +411,28 @@ static const void *read_body(napi_env env, instance_t *inst, napi_value v, const
     /* ASCII_ONLY must see every char, so the string is read as UTF-8 then;
      * for pure ASCII text that is byte-identical to latin1. */
     if ((flags & FLAG_BODY_LATIN1) && !(flags & FLAG_ASCII_ONLY)) {
-      CALL(env, read_latin1(env, inst, v, used, &body->span));
+      st = read_latin1(env, inst, v, used, &body->span);
     } else {
-      CALL(env, read_utf8(env, inst, v, used, &body->span));
-      if (flags & FLAG_ASCII_ONLY) {
-        const unsigned char *p = (const unsigned char *)inst->arena + body->span.off;
-        for (size_t i = 0; i < body->span.len && *reject == 0; i++) {
-          if (p[i] >= 0x80) {
-            *reject = ERR_NONASCII;
-            break;
-          }
+      st = read_utf8(env, inst, v, used, &body->span);
+    }
+    if (st == napi_string_expected) {
+      goto wrong_type;
+    }
+    CALL(env, st);
+    if (flags & FLAG_ASCII_ONLY) {
+      const unsigned char *p = (const unsigned char *)inst->arena + body->span.off;
+      for (size_t i = 0; i < body->span.len && *reject == 0; i++) {
+        if (p[i] >= 0x80) {
+          *reject = ERR_NONASCII;
+          break;
         }
       }
     }
     body->kind = BODY_ARENA;
     return &ok;
   }
-  bool is_ta = false;
-  if (type == napi_object) {
+  bool is_ta = hint == HINT_BYTES;
+  if (type == napi_object && !is_ta) {
     CALL(env, napi_is_typedarray(env, v, &is_ta));
   }
   if (is_ta) {
@@ -423,8 +441,12 @@ static const void *read_body(napi_env env, instance_t *inst, napi_value v, const
     void *data = NULL;
     /* `data` already points at the first element: Node-API adds the view's
      * byte_offset, so a Buffer sliced from the shared pool reads the right
-     * bytes. */
-    CALL(env, napi_get_typedarray_info(env, v, &ta_type, &length, &data, NULL, NULL));
+     * bytes. Any value that is not a TypedArray gives napi_invalid_arg. */
+    st = napi_get_typedarray_info(env, v, &ta_type, &length, &data, NULL, NULL);
+    if (st == napi_invalid_arg && hint == HINT_BYTES) {
+      goto wrong_type;
+    }
+    CALL(env, st);
     if (ta_type == napi_uint8_array || ta_type == napi_uint8_clamped_array) {
       body->kind = BODY_BYTES;
       body->bytes = length == 0 ? NULL : data;
@@ -432,6 +454,7 @@ static const void *read_body(napi_env env, instance_t *inst, napi_value v, const
       return &ok;
     }
   }
+wrong_type:;
   char msg[96];
   (void)snprintf(msg, sizeof msg, "%s: argument 'body' must be undefined, a string or a Uint8Array",
                  fn);
@@ -613,7 +636,7 @@ static napi_value js_build(napi_env env, napi_callback_info info)
   }
 
   body_t body;
-  if (read_body(env, inst, argv[3], "build", flags, &used, &body, &reject) == NULL) {
+  if (read_body(env, inst, argv[3], "build", flags, HINT_ANY, &used, &body, &reject) == NULL) {
     return NULL;
   }
   if (!status_ok(status_d)) {
@@ -735,7 +758,7 @@ static napi_value js_fill(napi_env env, napi_callback_info info)
   }
   CALL(env, st);
   body_t body;
-  if (read_body(env, inst, argv[4], "fill", flags, &used, &body, &reject) == NULL) {
+  if (read_body(env, inst, argv[4], "fill", flags, HINT_ANY, &used, &body, &reject) == NULL) {
     arena_trim(inst);
     return NULL;
   }
@@ -827,7 +850,7 @@ static napi_value js_build_from_head(napi_env env, napi_callback_info info)
   CALL(env, st);
 
   body_t body;
-  if (read_body(env, inst, argv[2], "buildFromHead", flags, &used, &body, &reject) == NULL) {
+  if (read_body(env, inst, argv[2], "buildFromHead", flags, HINT_ANY, &used, &body, &reject) == NULL) {
     return NULL;
   }
   if (reject != 0) {
@@ -919,7 +942,7 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
   CALL(env, st);
 
   body_t body;
-  if (read_body(env, inst, argv[3], "fillFromHead", flags, &used, &body, &reject) == NULL) {
+  if (read_body(env, inst, argv[3], "fillFromHead", flags, HINT_ANY, &used, &body, &reject) == NULL) {
     return NULL;
   }
   if (reject == 0) {
@@ -1146,7 +1169,11 @@ typedef struct {
 #define KEY_FLAGS_SHIFT 4
 #define KEY_REPEAT      (1u << 9)
 #define KEY_CHECK       (1u << 10)
-#define KEY_ALL         (KEY_SLOT_MASK | (FLAG_ALL << KEY_FLAGS_SHIFT) | KEY_REPEAT | KEY_CHECK)
+#define KEY_STRING      (1u << 11)
+#define KEY_BYTES       (1u << 12)
+#define KEY_ALL                                                                         \
+  (KEY_SLOT_MASK | (FLAG_ALL << KEY_FLAGS_SHIFT) | KEY_REPEAT | KEY_CHECK | KEY_STRING | \
+   KEY_BYTES)
 _Static_assert(SLOT_COUNT - 1 <= KEY_SLOT_MASK, "slot indexes must fit the key");
 _Static_assert((FLAG_ALL << KEY_FLAGS_SHIFT) < KEY_REPEAT, "flags must fit below KEY_REPEAT");
 
@@ -1159,7 +1186,7 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
 {
   uint32_t key = 0;
   if (napi_get_value_uint32(env, argv[0], &key) != napi_ok || (key & ~KEY_ALL) != 0 ||
-      (key & KEY_SLOT_MASK) >= SLOT_COUNT) {
+      (key & KEY_SLOT_MASK) >= SLOT_COUNT || (key & (KEY_STRING | KEY_BYTES)) == (KEY_STRING | KEY_BYTES)) {
     char msg[96];
     (void)snprintf(msg, sizeof msg,
                    "%s: argument 'key' must be slot | flags << %d | repeat (0x%x)", fn,
@@ -1187,7 +1214,10 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
   /* A chunked block has no hole: its length argument is not read. */
   size_t used = 0;
   body_t body;
-  if (read_body(env, inst, argv[2], fn, flags, &used, &body, reject) == NULL) {
+  const body_hint_t hint = (key & KEY_STRING)  ? HINT_STRING
+                           : (key & KEY_BYTES) ? HINT_BYTES
+                                               : HINT_ANY;
+  if (read_body(env, inst, argv[2], fn, flags, hint, &used, &body, reject) == NULL) {
     return false;
   }
   hm_response_t res;
@@ -1408,6 +1438,10 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
   CALL(env, napi_create_uint32(env, KEY_REPEAT, &key_repeat));
   napi_value key_check;
   CALL(env, napi_create_uint32(env, KEY_CHECK, &key_check));
+  napi_value key_string;
+  CALL(env, napi_create_uint32(env, KEY_STRING, &key_string));
+  napi_value key_bytes;
+  CALL(env, napi_create_uint32(env, KEY_BYTES, &key_bytes));
   napi_value send_failed;
   CALL(env, napi_create_uint32(env, SEND_FAILED, &send_failed));
   napi_value can_send;
@@ -1429,6 +1463,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
       {"keyShift", NULL, NULL, NULL, NULL, key_shift, napi_enumerable, NULL},
       {"keyRepeat", NULL, NULL, NULL, NULL, key_repeat, napi_enumerable, NULL},
       {"keyCheck", NULL, NULL, NULL, NULL, key_check, napi_enumerable, NULL},
+      {"keyString", NULL, NULL, NULL, NULL, key_string, napi_enumerable, NULL},
+      {"keyBytes", NULL, NULL, NULL, NULL, key_bytes, napi_enumerable, NULL},
       {"sendFailed", NULL, NULL, NULL, NULL, send_failed, napi_enumerable, NULL},
   };
   CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));

@@ -80,8 +80,41 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
 
   t.test('a key with unknown bits or a slot out of range is a TypeError', async t => {
     const dst = Buffer.alloc(64)
-    for (const key of [binding.slotCount, binding.keyCheck << 1, -1, 'x']) {
+    const both = binding.keyString | binding.keyBytes
+    for (const key of [binding.slotCount, binding.keyBytes << 1, -1, 'x', both]) {
       t.throws(() => binding.fillCached(dst, key, 2, 'ab'), TypeError, `key ${String(key)}`)
+    }
+  })
+
+  // The key may say what the body is (keyString, keyBytes): C then reads it
+  // as that without asking V8, with the same bytes, and a body that is not
+  // what the key says is a TypeError, as any wrong body.
+  t.test('a key that names the body\'s kind', async t => {
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    const base = slot | binding.flags.BODY_LATIN1 << binding.keyShift
+    const read = (kind, body) => {
+      const dst = Buffer.alloc(PREFIX.length + 1 + SUFFIX.length + 2, 0x2e)
+      const code = binding.fillCached(dst, base | kind, 2, body)
+      return { code, text: dst.toString('latin1') }
+    }
+    const want = PREFIX + '2' + SUFFIX + 'ab'
+    t.strictSame(read(binding.keyString, 'ab'), { code: 0, text: want }, 'a string')
+    t.strictSame(read(binding.keyBytes, Buffer.from('ab')), { code: 0, text: want }, 'a Buffer')
+    t.strictSame(read(binding.keyBytes, new Uint8Array([0x61, 0x62])), { code: 0, text: want },
+      'a Uint8Array')
+    const wrong = [
+      [binding.keyString, Buffer.from('ab'), 'a Buffer said to be a string'],
+      [binding.keyString, undefined, 'nothing said to be a string'],
+      [binding.keyString, 12, 'a number said to be a string'],
+      [binding.keyBytes, 'ab', 'a string said to be bytes'],
+      [binding.keyBytes, undefined, 'nothing said to be bytes'],
+      [binding.keyBytes, { length: 2 }, 'an object said to be bytes'],
+      [binding.keyBytes, new Uint16Array([0x6261]), 'a Uint16Array said to be bytes']
+    ]
+    for (const [kind, body, name] of wrong) {
+      t.throws(() => read(kind, body), {
+        name: 'TypeError', message: /argument 'body' must be undefined, a string or a Uint8Array/
+      }, name)
     }
   })
 

@@ -79,21 +79,43 @@ function storeParity (t, name, setup) {
   })
 }
 
-t.test('the wrapper is in place wherever the shim is active', async t => {
+// Where Node's own store is a dictionary (20 to 24) the wrapper goes on at
+// install(); where it is fast-mode already (26) only once a response with
+// more than FAST_MAX headers asks for a WideStore.
+t.test('the wrapper is in place wherever the shim is active and needs it', async t => {
+  const headers = require('../lib/headers.js')
+  const internals = require('../lib/internals.js')
   const before = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader')
   const uninstall = shim.install()
-  const own = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader')
-  if (shim.isActive()) {
-    t.ok(own !== undefined && own.value !== nodeSetHeader, 'ServerResponse#setHeader is wrapped')
-    t.equal(own.value.name, nodeSetHeader.name, 'with Node\'s name')
-    t.equal(own.value.length, nodeSetHeader.length, 'and length')
-    t.equal(own.enumerable, false, 'not enumerable, as a class method')
-  } else {
-    t.strictSame(own, before, 'setHeader is left as it is')
+  const own = () => Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader')
+  const checkWrapped = () => {
+    const desc = own()
+    t.ok(desc !== undefined && desc.value !== nodeSetHeader, 'ServerResponse#setHeader is wrapped')
+    t.equal(desc.value.name, nodeSetHeader.name, 'with Node\'s name')
+    t.equal(desc.value.length, nodeSetHeader.length, 'and length')
+    t.equal(desc.enumerable, false, 'not enumerable, as a class method')
   }
-  uninstall()
+  try {
+    if (!shim.isActive()) {
+      t.strictSame(own(), before, 'setHeader is left as it is')
+    } else if (internals.nullProtoHeaders === true) {
+      checkWrapped()
+    } else {
+      t.strictSame(own(), before, 'not before a WideStore is wanted')
+      const req = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} }
+      const res = new ServerResponse(req)
+      for (let i = 0; i < 20; i++) res.setHeader(`X-H-${i}`, 'v')
+      headers.observe(20, res[outHeadersSymbol(res)])
+      checkWrapped()
+      t.equal(headers.isDefined(), true, 'and says so')
+    }
+  } finally {
+    headers.observe(0, null)
+    uninstall()
+  }
   t.strictSame(Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader'), before,
     'uninstall() restores what was there')
+  t.equal(require('../lib/headers.js').isDefined(), false, 'and forgets it')
 })
 
 t.test('a setHeader() another module put on ServerResponse.prototype first stays', async t => {
