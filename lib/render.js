@@ -355,7 +355,9 @@ function applyBlock (res, code, message, ownMessage, contentLength, value, last,
   chunked) {
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
-  if (isBodylessStatus(code)) res._hasBody = false
+  // isBodylessStatus(), written out: this runs on every rendered response,
+  // and V8 did not inline the call here (Node 20).
+  if (code === 204 || code === 304 || (code >= 100 && code <= 199)) res._hasBody = false
   if (contentLength !== undefined) {
     res._contentLength = contentLength
     res._removedContLen = false
@@ -784,10 +786,16 @@ function fastWriteHead (res, statusCode, reason, obj) {
   let read = -1
   let pending = null
   let error
+  // While each header read is the first entry's, names[] and values[] are
+  // left as they are: the entry holds the same names and values (its
+  // Content-Length value matched by shape, kept in `lengthValue`), and
+  // copyEntry() writes them there before anything reads them.
+  let copied = e === null
+  let lengthValue
   for (const key in obj) {
     if (!hasOwnProperty.call(obj, key)) continue
-    names[i] = key
     if (read !== -1) {
+      names[i] = key
       i++
       continue
     }
@@ -795,11 +803,29 @@ function fastWriteHead (res, statusCode, reason, obj) {
     try {
       value = obj[key]
     } catch (err) {
+      if (!copied) copied = copyEntry(e, i, lengthValue)
+      names[i] = key
       read = i++
       pending = key
       error = err
       continue
     }
+    if (!copied) {
+      if (i < e.n && e.names[i] === key) {
+        if (i === e.lengthAt) {
+          if (value === e.lastValue || lengthCacheable(value)) {
+            lengthValue = value
+            i++
+            continue
+          }
+        } else if (e.values[i] === value) {
+          i++
+          continue
+        }
+      }
+      copied = copyEntry(e, i, lengthValue)
+    }
+    names[i] = key
     values[i] = value
     if (e !== null) {
       if (i < e.n && e.names[i] === key &&
@@ -826,7 +852,10 @@ function fastWriteHead (res, statusCode, reason, obj) {
   }
   const n = i
   if (read !== -1) return handOver(obj, reason, read, n, pending, pending !== null, error)
-  if (e !== null && e.n !== n) e = findEntry(code, message, n, n, true, chunkable)
+  if (e !== null && e.n !== n) {
+    if (!copied) copied = copyEntry(e, n, lengthValue)
+    e = findEntry(code, message, n, n, true, chunkable)
+  }
   let lengthAt
   let teAt
   if (e !== null) {
@@ -845,15 +874,34 @@ function fastWriteHead (res, statusCode, reason, obj) {
 
   const chunked = lengthAt === -1
   if (e !== null && stateMatches(e, res, stateOf(res))) {
-    const value = chunked ? undefined : values[lengthAt]
-    clearScratch(n)
+    let value
+    if (copied) {
+      value = chunked ? undefined : values[lengthAt]
+      clearScratch(n)
+    } else {
+      value = chunked ? undefined : lengthValue
+    }
     const head = headOf(e, value)
     applyBlock(res, code, message, typeof reason === 'string', chunked ? undefined : e.lastNumber,
       value, e.last, head, e.slot, e.lines, chunked)
     return true
   }
 
+  if (!copied) copyEntry(e, n, lengthValue)
   renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked, teAt)
+  return true
+}
+
+// Writes into names[] and values[] the first `upTo` headers of entry `e`,
+// which fastWriteHead() read and found equal to the entry's (the
+// Content-Length value, matched by shape, is `lengthValue`). Returns true.
+function copyEntry (e, upTo, lengthValue) {
+  const en = e.names
+  const ev = e.values
+  for (let j = 0; j < upTo; j++) {
+    names[j] = en[j]
+    values[j] = j === e.lengthAt ? lengthValue : ev[j]
+  }
   return true
 }
 
