@@ -850,7 +850,8 @@ static napi_value js_build_from_head(napi_env env, napi_callback_info info)
   CALL(env, st);
 
   body_t body;
-  if (read_body(env, inst, argv[2], "buildFromHead", flags, HINT_ANY, &used, &body, &reject) == NULL) {
+  if (read_body(env, inst, argv[2], "buildFromHead", flags, HINT_ANY, &used, &body, &reject) ==
+      NULL) {
     return NULL;
   }
   if (reject != 0) {
@@ -942,7 +943,8 @@ static napi_value js_fill_from_head(napi_env env, napi_callback_info info)
   CALL(env, st);
 
   body_t body;
-  if (read_body(env, inst, argv[3], "fillFromHead", flags, HINT_ANY, &used, &body, &reject) == NULL) {
+  if (read_body(env, inst, argv[3], "fillFromHead", flags, HINT_ANY, &used, &body, &reject) ==
+      NULL) {
     return NULL;
   }
   if (reject == 0) {
@@ -1024,8 +1026,8 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
     st = read_utf8(env, inst, argv[2], &used, &suffix);
   }
   if (st == napi_string_expected) {
-    return throw_type_error(env,
-                            "cacheSet: argument 'prefix' must be a string or null, 'suffix' a string");
+    return throw_type_error(
+        env, "cacheSet: argument 'prefix' must be a string or null, 'suffix' a string");
   }
   CALL(env, st);
   int reject = 0;
@@ -1109,8 +1111,7 @@ static bool read_length_value(napi_env env, napi_value v, const char *fn, const 
   }
   if (type == napi_string) {
     size_t copied = 0;
-    if (napi_get_value_string_latin1(env, v, buf, HM_LENGTH_DIGITS_MAX + 1, &copied) !=
-        napi_ok) {
+    if (napi_get_value_string_latin1(env, v, buf, HM_LENGTH_DIGITS_MAX + 1, &copied) != napi_ok) {
       throw_last_error(env);
       return false;
     }
@@ -1129,7 +1130,6 @@ static bool read_length_value(napi_env env, napi_value v, const char *fn, const 
   throw_type_error(env, msg);
   return false;
 }
-
 
 /* Reads a Content-Length argument as its decimal digits into `buf`
  * (HM_LENGTH_DIGITS_MAX + 1 bytes): a non-negative safe integer, or a
@@ -1171,9 +1171,8 @@ typedef struct {
 #define KEY_CHECK       (1u << 10)
 #define KEY_STRING      (1u << 11)
 #define KEY_BYTES       (1u << 12)
-#define KEY_ALL                                                                         \
-  (KEY_SLOT_MASK | (FLAG_ALL << KEY_FLAGS_SHIFT) | KEY_REPEAT | KEY_CHECK | KEY_STRING | \
-   KEY_BYTES)
+#define KEY_ALL \
+  (KEY_SLOT_MASK | (FLAG_ALL << KEY_FLAGS_SHIFT) | KEY_REPEAT | KEY_CHECK | KEY_STRING | KEY_BYTES)
 _Static_assert(SLOT_COUNT - 1 <= KEY_SLOT_MASK, "slot indexes must fit the key");
 _Static_assert((FLAG_ALL << KEY_FLAGS_SHIFT) < KEY_REPEAT, "flags must fit below KEY_REPEAT");
 
@@ -1181,16 +1180,16 @@ _Static_assert((FLAG_ALL << KEY_FLAGS_SHIFT) < KEY_REPEAT, "flags must fit below
  * exception pending on misuse; a rejection (an empty slot, a non-ASCII
  * string body under FLAG_ASCII_ONLY, a repeat with no digits kept) goes to
  * `*reject`. The body may live in the arena until arena_trim(). */
-static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const char *fn,
-                       holed_t *h, int *reject)
+static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const char *fn, holed_t *h,
+                       int *reject)
 {
   uint32_t key = 0;
   if (napi_get_value_uint32(env, argv[0], &key) != napi_ok || (key & ~KEY_ALL) != 0 ||
-      (key & KEY_SLOT_MASK) >= SLOT_COUNT || (key & (KEY_STRING | KEY_BYTES)) == (KEY_STRING | KEY_BYTES)) {
+      (key & KEY_SLOT_MASK) >= SLOT_COUNT ||
+      (key & (KEY_STRING | KEY_BYTES)) == (KEY_STRING | KEY_BYTES)) {
     char msg[96];
-    (void)snprintf(msg, sizeof msg,
-                   "%s: argument 'key' must be slot | flags << %d | repeat (0x%x)", fn,
-                   KEY_FLAGS_SHIFT, (unsigned)KEY_REPEAT);
+    (void)snprintf(msg, sizeof msg, "%s: argument 'key' must be slot | flags << %d | repeat (0x%x)",
+                   fn, KEY_FLAGS_SHIFT, (unsigned)KEY_REPEAT);
     throw_type_error(env, msg);
     return false;
   }
@@ -1310,11 +1309,11 @@ static napi_value js_send_cached(napi_env env, napi_callback_info info)
     result = -(long)(SEND_REJECT + reject);
   } else {
     int err = 0;
-    result = hm_send(fd, h.parts.part, HM_BLOCK_PARTS, (h.key & KEY_CHECK) != 0,
-                     inst->send_scratch, &err);
+    result = hm_send(fd, h.parts.part, HM_BLOCK_PARTS, (h.key & KEY_CHECK) != 0, inst->send_scratch,
+                     &err);
     if (result == HM_SEND_FAILED)
-      result = err > 0 && err < INT32_MAX - SEND_FAILED ? -(long)(SEND_FAILED + err)
-                                                        : HM_SEND_NOT_READY;
+      result =
+          err > 0 && err < INT32_MAX - SEND_FAILED ? -(long)(SEND_FAILED + err) : HM_SEND_NOT_READY;
   }
   arena_trim(inst);
   /* An int32 result (every one a socket below its high-water mark gives)

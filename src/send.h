@@ -15,12 +15,14 @@ extern "C" {
 #endif
 
 /* What hm_send() reports when it wrote nothing. */
-#define HM_SEND_NOT_READY (-1) /* the socket has an error pending, was hung up or
-                                * would block: the caller's own write path
-                                * must run and meet the same condition */
-#define HM_SEND_FAILED    (-2) /* the write itself failed, with `*err` set:
-                                * the caller's own write must report that
-                                * error, which the failed write consumed */
+#define HM_SEND_NOT_READY                                 \
+  (-1) /* the socket has an error pending, was hung up or \
+        * would block: the caller's own write path        \
+        * must run and meet the same condition */
+#define HM_SEND_FAILED                              \
+  (-2) /* the write itself failed, with `*err` set: \
+        * the caller's own write must report that   \
+        * error, which the failed write consumed */
 #define HM_SEND_MAX_PARTS 8
 /* Messages up to this many bytes are gathered into the caller's scratch
  * memory and written with one send(); larger ones with sendmsg(). */

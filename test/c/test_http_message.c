@@ -1206,16 +1206,16 @@ static void test_block_parts(void)
   tap_int_eq(hm_block_parts(holed, hl, hole, V("12"), V("hello world!"), HM_FRAMING_RAW, &parts),
              HM_OK, "block_parts: raw with a hole");
   tap_int_eq(hm_write_parts(&parts, out, parts.total, &written), HM_OK, "  written");
-  tap_mem_eq(out, written, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nhello world!",
-             hl + 1 + 12, "  bytes");
+  tap_mem_eq(out, written, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nhello world!", hl + 1 + 12,
+             "  bytes");
   tap_int_eq(hm_write_parts(&parts, out, parts.total - 1, &written), HM_E2BIG,
              "  a short buffer is HM_E2BIG");
   tap_int_eq(hm_write_parts(&parts, out, parts.total + 1, &written), HM_EINVAL_ARG,
              "  a long buffer is HM_EINVAL_ARG");
   tap_int_eq(hm_block_parts(holed, hl, hole, V("1\r2"), V(""), HM_FRAMING_RAW, &parts),
              HM_EINVAL_VALUE, "block_parts: a CR in the length is HM_EINVAL_VALUE");
-  tap_int_eq(hm_block_parts(holed, hl, hole, V(""), V(""), HM_FRAMING_RAW, &parts),
-             HM_EINVAL_VALUE, "block_parts: an empty length is HM_EINVAL_VALUE");
+  tap_int_eq(hm_block_parts(holed, hl, hole, V(""), V(""), HM_FRAMING_RAW, &parts), HM_EINVAL_VALUE,
+             "block_parts: an empty length is HM_EINVAL_VALUE");
   tap_int_eq(hm_block_parts(holed, hl, hole - 1, V("1"), V(""), HM_FRAMING_RAW, &parts),
              HM_EINVAL_ARG, "block_parts: a hole not on the placeholder is HM_EINVAL_ARG");
   tap_int_eq(hm_block_parts(holed, hl, HM_NO_HOLE, V("1"), V(""), HM_FRAMING_RAW, &parts),
