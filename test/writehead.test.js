@@ -8,6 +8,7 @@
 const t = require('tap')
 
 const { checkParity } = require('./helpers/dual-path.js')
+const { writeHeadThenEnd } = require('./helpers/write-head.js')
 
 const KEEP = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
 
@@ -205,18 +206,7 @@ for (const c of cases) {
     // is chunked and the final end() is Node's too.
     path: c.throws ? 'chunked' : c.path,
     handler (req, res, ctx) {
-      try {
-        res.writeHead(404, c.headers(ctx))
-      } catch (err) {
-        ctx.error(err)
-        // Node's writeHead() set statusCode and statusMessage before it
-        // threw: a 500 after it shows which message stuck.
-        res.statusCode = 500
-        res.removeHeader('Content-Length')
-        res.end('after')
-        return
-      }
-      res.end('ok')
+      writeHeadThenEnd(res, ctx, 404, c.headers(ctx), 'ok')
     }
   }))
 }
