@@ -52,7 +52,7 @@ function count (reason, res) {
 
 function bodyLength (chunk, encoding) {
   if (typeof chunk === 'string') {
-    return encoding === 'latin1' ? chunk.length : byteLength(chunk, 'utf8')
+    return typeof encoding === 'string' && encoding === 'latin1' ? chunk.length : byteLength(chunk, 'utf8')
   }
   return chunk.byteLength
 }
@@ -69,13 +69,27 @@ function nativeEnd (res, chunk, encoding, callback) {
   // write_: a HEAD, 1xx, 204 or 304 response drops the chunk after it set
   // _contentLength from it; only the header block goes out, as latin1.
   const dropped = chunk ? decide.bodyDropped(res) : false
+  // A UTF-8 string body after a block writeHead() cached is taken to be
+  // ASCII, with as many bytes as chars, without measuring it: C reads it as
+  // UTF-8 and rejects it, before it writes anything, unless it is ASCII
+  // (the cached block is). Other text is measured then and sent again.
+  let guessed = false
   if (dropped) {
     len = bodyLength(chunk, encoding)
   } else if (chunk) {
     if (typeof chunk === 'string') {
-      flags = encoding === 'latin1' ? FLAGS.BODY_LATIN1 : FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY
+      // (The typeof first: `encoding` is a string or not given, and a
+      // strict comparison of the two kinds would otherwise be a call.)
+      if (typeof encoding === 'string' && encoding === 'latin1') {
+        flags = FLAGS.BODY_LATIN1
+      } else {
+        flags = FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY
+        guessed = rendered.res === res && rendered.slot >= 0 && res._header !== null &&
+          rendered.head === res._header
+      }
     }
-    len = bodyLength(chunk, encoding)
+    // A guess is the least the byte length can be.
+    len = guessed ? chunk.length : bodyLength(chunk, encoding)
     if (len > options.maxBodySize) {
       count(FALLBACK.BODY_TOO_LARGE, res)
       return false
@@ -83,7 +97,7 @@ function nativeEnd (res, chunk, encoding, callback) {
     // A UTF-8 string has as many bytes as chars only when it is ASCII.
     // Other text goes out as UTF-8, head included as Node merges it
     // (lib/send.js keeps Node's char-based stream readings for it).
-    if ((flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) flags = FLAGS.HEAD_UTF8
+    if (!guessed && (flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) flags = FLAGS.HEAD_UTF8
   }
 
   // Blocks rendered here hold only validated chars up to 0xFF, so the C
@@ -132,7 +146,7 @@ function nativeEnd (res, chunk, encoding, callback) {
   // A cached block is ASCII, and so is a UTF-8 string body whose byte
   // length equals its length: C copies such a body as latin1, the cheaper
   // read, with the same bytes.
-  if (slot >= 0 && typeof chunk === 'string' && !dropped && len === chunk.length) {
+  if (slot >= 0 && typeof chunk === 'string' && !dropped && !guessed && len === chunk.length) {
     flags = FLAGS.BODY_LATIN1
   }
   // A body above COPY_MAX_BODY goes out only in a direct write (a cached
@@ -154,7 +168,15 @@ function nativeEnd (res, chunk, encoding, callback) {
   let code = dropped
     ? send(res, slot, length, lines, null, 0, flags, callback, true, handle)
     : send(res, slot, length, lines, chunk, len, flags, callback, false, handle)
-  if (code === binding.errors.ENONASCII && slot < 0 && !chunked && (flags & FLAGS.ASCII_ONLY) !== 0) {
+  if (code === binding.errors.ENONASCII && guessed) {
+    // Text that is not ASCII: measured now, and checked as it would have
+    // been had it been measured first.
+    len = byteLength(chunk, 'utf8')
+    code = len > options.maxBodySize || (len > COPY_MAX_BODY && handle === null)
+      ? SEND_TOO_LARGE
+      : send(res, slot, length, lines, chunk, len, flags & ~FLAGS.ASCII_ONLY, callback, false, handle)
+  } else if (code === binding.errors.ENONASCII && slot < 0 && !chunked &&
+      (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
     code = send(res, slot, length, lines, chunk, len, FLAGS.HEAD_UTF8, callback, false, handle)

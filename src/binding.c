@@ -419,14 +419,9 @@ static const void *read_body(napi_env env, instance_t *inst, napi_value v, const
       goto wrong_type;
     }
     CALL(env, st);
-    if (flags & FLAG_ASCII_ONLY) {
-      const unsigned char *p = (const unsigned char *)inst->arena + body->span.off;
-      for (size_t i = 0; i < body->span.len && *reject == 0; i++) {
-        if (p[i] >= 0x80) {
-          *reject = ERR_NONASCII;
-          break;
-        }
-      }
+    if ((flags & FLAG_ASCII_ONLY) && *reject == 0 &&
+        !is_ascii((const unsigned char *)inst->arena + body->span.off, body->span.len)) {
+      *reject = ERR_NONASCII;
     }
     body->kind = BODY_ARENA;
     return &ok;
