@@ -5,7 +5,7 @@
 //   node benchmark/compare.js [type=bytes] [len=4] [chunks=1] [chunkedEnc=0]
 //     [headers=0] [status=200|204|304] [method=GET|HEAD] [c=50] [duration=5]
 //     [warmup=1] [rounds=6]
-//     [modes=legacy,native[,limit]] [json=<file>]
+//     [modes=legacy,native[,limit]] [gaps=0|1] [json=<file>]
 // The default run (6 rounds x 2 modes x (1 s warm-up + 5 s)) takes about
 // 80 s. matrix=1 runs type bytes/buffer x len 4/1024/16384/65536 x chunks 1/4
 // x chunkedEnc 0/1 (32 configurations), then the bodyless rows (HEAD
@@ -13,8 +13,13 @@
 // chunks=1 chunkedEnc=0), with rounds=3 duration=3 unless given, which takes
 // about 17 minutes, and prints one markdown table row per configuration.
 // The bodyless rows are loaded by lib/rawload.js, not wrk (see lib/load.js).
+// gaps=1 also measures, in each server, the time between two requests on
+// one connection (lib/gaps.js), and prints its percentiles next to wrk's
+// latency: a tail in wrk's figures that the server's do not show is the
+// client's.
 
 const fs = require('node:fs')
+const path = require('node:path')
 const { parseArgs, runMain } = require('./lib/args.js')
 const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe, bodyless } = require('./lib/config.js')
 const { canPin } = require('./lib/cpu.js')
@@ -28,8 +33,11 @@ const COMPARE_DEFAULTS = Object.freeze({
   rounds: 6,
   modes: 'legacy,native',
   matrix: 0,
+  gaps: 0,
   json: ''
 })
+
+const GAPS = path.join(__dirname, 'lib', 'gaps.js')
 
 const MATRIX_ROUNDS = 3
 const MATRIX_DURATION = 3
@@ -45,6 +53,10 @@ function summarize (runs) {
     max: max(rps),
     cpuMedian: median(cpu),
     p99Median: median(runs.map((r) => r.p99)),
+    // The server's request-to-request time per connection (gaps=1), ms.
+    gaps: runs.every((r) => r.shim !== null && r.shim.gaps !== undefined)
+      ? Object.fromEntries(['p50', 'p99', 'p999', 'max'].map((k) => [k, median(runs.map((r) => r.shim.gaps[k]))]))
+      : null,
     errors: runs.reduce((n, r) => n + r.errors + r.non2xx, 0),
     shim: runs.map((r) => r.shim)
   }
@@ -61,11 +73,13 @@ function summarize (runs) {
  * @returns {Promise<object>} per-mode summaries, ratios and the t-test
  */
 async function compareConfig (config, { modes, rounds, log = () => {} }) {
+  const gaps = config.gaps === 1
   const runs = await runInterleaved({
     modes,
     rounds,
     roundOptions: (mode) => ({
-      nodeArgs: serverArgs(config, mode),
+      nodeArgs: serverArgs(config, mode, gaps ? ['-r', GAPS] : []),
+      gaps,
       connections: config.c,
       duration: config.duration,
       warmup: config.warmup,
@@ -109,6 +123,14 @@ function printSummary (result, log) {
     log(`${mode.padEnd(8)} ${formatInt(s.median).padStart(12)}   ` +
       `${`${formatInt(s.min)}-${formatInt(s.max)}`.padEnd(19)}  ` +
       `${s.cpuMedian.toFixed(2).padStart(10)}  ${s.p99Median.toFixed(2).padStart(6)}`)
+  }
+  if (Object.values(result.modes).every((s) => s.gaps !== null)) {
+    log('')
+    log('mode     server request-to-request ms per connection: p50    p99  p99.9    max')
+    for (const [mode, s] of Object.entries(result.modes)) {
+      const g = s.gaps
+      log(`${mode.padEnd(8)} ${' '.repeat(41)}${[g.p50, g.p99, g.p999, g.max].map((v) => v.toFixed(2).padStart(6)).join(' ')}`)
+    }
   }
   if (result.ratio !== undefined) {
     const w = result.welch
@@ -165,6 +187,9 @@ async function main () {
     if (!given.has('duration')) config.duration = MATRIX_DURATION
   }
   checkConfig(config)
+  if (config.gaps !== 0 && config.gaps !== 1) {
+    throw Object.assign(new Error(`gaps must be 0 or 1, got ${config.gaps}`), { code: 'ERR_BENCH_USAGE' })
+  }
   if (!Number.isInteger(config.rounds) || config.rounds < 1) {
     throw Object.assign(new Error('rounds must be a positive integer'), { code: 'ERR_BENCH_USAGE' })
   }

@@ -17,11 +17,13 @@ const { runLoad } = require('./load.js')
  * @param {number} [options.warmup] warm-up seconds (default 1)
  * @param {string} [options.method] request method (default GET)
  * @param {boolean} [options.bodyless] the responses have no body (see runLoad)
+ * @param {boolean} [options.gaps] the server preloads lib/gaps.js: it is
+ *   told when the measured window starts
  * @returns {Promise<{rps: number, cpuPerReq: number, requests: number,
  *   p50: number, p99: number, errors: number, non2xx: number, tool: string,
  *   shim: object|null}>} cpuPerReq in µs of server CPU per completed request
  */
-async function measureRound ({ nodeArgs, env, urlPath = '/', connections, duration, warmup = 1, method = 'GET', bodyless = false }) {
+async function measureRound ({ nodeArgs, env, urlPath = '/', connections, duration, warmup = 1, method = 'GET', bodyless = false, gaps = false }) {
   const server = await startServer({ nodeArgs, env })
   let cpuBefore = 0
   let cpuAfter = 0
@@ -34,7 +36,10 @@ async function measureRound ({ nodeArgs, env, urlPath = '/', connections, durati
       warmup,
       method,
       bodyless,
-      beforeMeasure: () => { cpuBefore = cpuTimeMicros(server.pid) },
+      beforeMeasure: () => {
+        if (gaps) process.kill(server.pid, 'SIGUSR2')
+        cpuBefore = cpuTimeMicros(server.pid)
+      },
       afterMeasure: () => { cpuAfter = cpuTimeMicros(server.pid) }
     })
   } catch (err) {

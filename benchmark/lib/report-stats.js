@@ -23,8 +23,10 @@ function readStats () {
 }
 
 let extra = {}
+const reporters = []
 
 process.once('SIGTERM', () => {
+  for (const report of reporters) extra = { ...extra, ...report() }
   const line = JSON.stringify({ event: STATS_EVENT, ...readStats(), ...extra })
   fs.writeSync(1, `${line}\n`)
   process.exit(0)
@@ -39,4 +41,14 @@ function setInfo (info) {
   extra = { ...extra, ...info }
 }
 
-module.exports = { setInfo }
+/**
+ * Adds the fields `report()` returns at exit to the stats line (for
+ * figures gathered while the server ran, as lib/gaps.js does).
+ *
+ * @param {() => object} report returns JSON-serialisable fields
+ */
+function onReport (report) {
+  reporters.push(report)
+}
+
+module.exports = { setInfo, onReport }
