@@ -251,6 +251,9 @@ static napi_status read_latin1(napi_env env, instance_t *inst, napi_value v, siz
   return read_string(env, inst, v, used, span, napi_get_value_string_latin1, 1);
 }
 
+/* The longest string body read_body() checks for ASCII byte by byte. */
+#define ASCII_SCAN_MAX 64
+
 /* True when no byte of `p[0..len)` is 0x80 or above; eight at a time. */
 static bool is_ascii(const unsigned char *p, size_t len)
 {
@@ -419,9 +422,23 @@ static const void *read_body(napi_env env, instance_t *inst, napi_value v, const
       goto wrong_type;
     }
     CALL(env, st);
-    if ((flags & FLAG_ASCII_ONLY) && *reject == 0 &&
-        !is_ascii((const unsigned char *)inst->arena + body->span.off, body->span.len)) {
-      *reject = ERR_NONASCII;
+    if ((flags & FLAG_ASCII_ONLY) && *reject == 0) {
+      /* Text is ASCII exactly when its UTF-8 form has a byte per UTF-16
+       * unit: any other char takes two or three bytes per unit (a lone
+       * surrogate three, a pair four). Above a few words, asking V8 for
+       * the length costs less than reading the bytes again. */
+      const unsigned char *p = (const unsigned char *)inst->arena + body->span.off;
+      bool ascii;
+      if (body->span.len <= ASCII_SCAN_MAX) {
+        ascii = is_ascii(p, body->span.len);
+      } else {
+        size_t units = 0;
+        CALL(env, napi_get_value_string_utf16(env, v, NULL, 0, &units));
+        ascii = units == body->span.len;
+      }
+      if (!ascii) {
+        *reject = ERR_NONASCII;
+      }
     }
     body->kind = BODY_ARENA;
     return &ok;

@@ -182,6 +182,15 @@ test('ASCII_ONLY rejects any char >= 0x80 in the head or a string body', async t
   t.equal(binding.buildFromHead(head, 1, 'ascii', ASCII_ONLY).toString('latin1'), head + 'ascii')
   t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nX: \u00e9\r\n\r\n', 1, '', ASCII_ONLY), errors.ENONASCII)
   t.equal(binding.buildFromHead(head, 1, '\u00e9', ASCII_ONLY), errors.ENONASCII, 'utf8 body')
+  // The body's UTF-8 byte count against its UTF-16 length decides.
+  for (const [body, label] of [['ab\u0141', 'a char above 0xFF'], ['a\ud800', 'a lone surrogate'],
+    ['\ud83d\ude00', 'a surrogate pair'], ['x'.repeat(100) + '\u0080', 'a last char of 0x80'],
+    ['x'.repeat(100) + '\u0141', 'a long body with a char above 0xFF'],
+    ['x'.repeat(100) + '\ud800', 'a long body with a lone surrogate']]) {
+    t.equal(binding.buildFromHead(head, 1, body, ASCII_ONLY), errors.ENONASCII, `utf8 body: ${label}`)
+  }
+  const long = 'ascii '.repeat(3000)
+  t.equal(binding.buildFromHead(head, 1, long, ASCII_ONLY).toString('latin1'), head + long, 'long ASCII body')
   t.equal(binding.buildFromHead(head, 1, '\u0141', ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
     'latin1 body whose low byte is ASCII')
   t.equal(binding.buildFromHead(head, 1, '\x7f', ASCII_ONLY | BODY_LATIN1).toString('latin1'), head + '\x7f')
