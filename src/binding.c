@@ -99,6 +99,13 @@ typedef struct {
   char last[HM_LENGTH_DIGITS_MAX + 1];
   size_t last_len;
   bool has_last;
+  /* The block with those digits in its hole, as hm_block_parts() laid it
+   * out for a repeat (raw framing only; room for the longest digits):
+   * a further repeat sends it as one part, with no second check of
+   * digits the core accepted already. Valid while `filled_ok`. */
+  char *filled;
+  size_t filled_len;
+  bool filled_ok;
 } slot_t;
 
 typedef struct {
@@ -1026,6 +1033,9 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
   slot->framing = HM_FRAMING_RAW;
   slot->has_last = false;
   slot->last_len = 0;
+  free(slot->filled);
+  slot->filled = NULL;
+  slot->filled_ok = false;
 
   size_t used = 0;
   span_t prefix = {0, 0};
@@ -1078,6 +1088,10 @@ static napi_value js_cache_set(napi_env env, napi_callback_info info)
   slot->len = len;
   slot->hole = chunked ? HM_NO_HOLE : prefix.len;
   slot->framing = chunked ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
+  /* Without room for it (out of memory), repeats take the three parts. */
+  if (!chunked && len - 1 <= SIZE_MAX - HM_LENGTH_DIGITS_MAX) {
+    slot->filled = malloc(len - 1 + HM_LENGTH_DIGITS_MAX);
+  }
   return make_code(env, 0);
 }
 
@@ -1159,6 +1173,7 @@ static bool read_length(napi_env env, napi_value v, const char *fn, slot_t *slot
   memcpy(slot->last, out->base, out->len);
   slot->last_len = out->len;
   slot->has_last = true;
+  slot->filled_ok = false;
   return true;
 }
 /* The arguments fillCached() and sendCached() share: a cached block, the
@@ -1210,7 +1225,9 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
   h->slot = slot;
   h->key = key;
   h->length = (hm_str_t){h->digits, 0};
-  if (slot->framing == HM_FRAMING_RAW) {
+  const bool repeat = (key & KEY_REPEAT) != 0 && slot->framing == HM_FRAMING_RAW;
+  const bool use_filled = repeat && slot->filled_ok;
+  if (slot->framing == HM_FRAMING_RAW && !use_filled) {
     if (key & KEY_REPEAT) {
       /* The digits of the slot's last response; none since it was stored
        * leaves the length empty, which the core rejects. */
@@ -1240,9 +1257,32 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
                        ((flags & FLAG_CHUNKED) != 0) != (slot->framing == HM_FRAMING_CHUNKED))) {
     *reject = HM_EINVAL_ARG;
   }
-  if (*reject == 0) {
+  if (*reject == 0 && use_filled) {
+    if (h->body.len > SIZE_MAX - slot->filled_len) {
+      *reject = HM_EOVERFLOW;
+    } else {
+      hm_str_t *part = h->parts.part;
+      part[0] = (hm_str_t){slot->filled, slot->filled_len};
+      for (size_t i = 1; i < HM_BLOCK_PARTS; i++) {
+        part[i] = (hm_str_t){NULL, 0};
+      }
+      part[4] = h->body;
+      h->parts.total = slot->filled_len + h->body.len;
+    }
+  } else if (*reject == 0) {
     *reject = (int)hm_block_parts(slot->block, slot->len, slot->hole, h->length, h->body,
                                   slot->framing, &h->parts);
+    if (*reject == 0 && repeat && slot->filled != NULL) {
+      /* The core accepted the repeated digits: keep the block as laid
+       * out, its first three parts (at most len - 1 + DIGITS_MAX bytes). */
+      size_t n = 0;
+      for (size_t i = 0; i < 3; i++) {
+        memcpy(slot->filled + n, h->parts.part[i].base, h->parts.part[i].len);
+        n += h->parts.part[i].len;
+      }
+      slot->filled_len = n;
+      slot->filled_ok = true;
+    }
   }
   return true;
 }
@@ -1376,6 +1416,7 @@ static void instance_free(napi_env env, void *data, void *hint)
   free(inst->spans);
   for (size_t i = 0; i < SLOT_COUNT; i++) {
     free(inst->slots[i].block);
+    free(inst->slots[i].filled);
   }
   free(inst);
 }

@@ -68,6 +68,26 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
     t.not(fill(slot, -1, 'abc', 1).code, 0, '-1 finds no digits')
   })
 
+  // A repeat keeps the block laid out with its digits (src/binding.c,
+  // read_holed()); storing, and any other length, must drop that copy.
+  t.test('the block kept for repeats goes with the digits and the block', async t => {
+    // As long as PREFIX, which fill() sizes its buffer for.
+    const OTHER = 'HTTP/1.1 202 OK\r\nContent-Type: text/plain\r\nContent-Length: '
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(fill(slot, '3', 'abc').code, 0)
+    t.equal(fill(slot, -1, 'def', 1).text, PREFIX + '3' + SUFFIX + 'def', 'a first repeat')
+    t.equal(fill(slot, -1, 'ghi', 1).text, PREFIX + '3' + SUFFIX + 'ghi', 'a second, from the kept block')
+    t.equal(binding.cacheSet(slot, OTHER, SUFFIX, 2), 0, 'another block in the same slot')
+    t.not(fill(slot, -1, 'abc', 1).code, 0, '-1 finds no digits, and no kept block')
+    t.equal(fill(slot, '3', 'jkl').text, OTHER + '3' + SUFFIX + 'jkl')
+    t.equal(fill(slot, -1, 'mno', 1).text, OTHER + '3' + SUFFIX + 'mno')
+    t.equal(fill(slot, -1, 'pqr', 1).text, OTHER + '3' + SUFFIX + 'pqr', 'kept again, for the new block')
+    t.equal(fill(slot, '10', 'x'.repeat(10)).text, OTHER + '10' + SUFFIX + 'x'.repeat(10))
+    t.equal(fill(slot, -1, 'y'.repeat(10), 2).text, OTHER + '10' + SUFFIX + 'y'.repeat(10),
+      'new digits: laid out again')
+    t.equal(fill(slot, -1, 'z'.repeat(10), 2).text, OTHER + '10' + SUFFIX + 'z'.repeat(10))
+  })
+
   t.test('each slot keeps its own digits', async t => {
     const other = slot - 1
     t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
