@@ -37,8 +37,9 @@ const REPORT_STATS = path.join(__dirname, 'lib', 'report-stats.js')
 // `node -r register.js` (the limit stub exists only in server.js).
 // `body` is the body length every response must have (0 for a HEAD
 // request and for 204), `status` its status (default 200), `method` the
-// request method (default GET); `weight` is the rough run time under
-// callgrind, to schedule the long runs first.
+// request method (default GET), `version` the request's HTTP version
+// (default 1.1; 1.0 asks for keep-alive); `weight` is the rough run time
+// under callgrind, to schedule the long runs first.
 const SHAPES = {
   writehead: {
     label: 'writeHead(200, {CT, CL}) + end(\'CCCC\')',
@@ -57,6 +58,16 @@ const SHAPES = {
     config: { shape: 'express3' },
     body: 4,
     weight: 1
+  },
+  // The same over HTTP/1.0 with Connection: keep-alive, as ApacheBench
+  // (`ab -k`) sends it: the response is the HTTP/1.1 one.
+  express3http10: {
+    label: '3 × setHeader + end(Buffer), HTTP/1.0 keep-alive request',
+    config: { shape: 'express3' },
+    version: '1.0',
+    body: 4,
+    weight: 1,
+    optional: true
   },
   headers20: {
     label: '20 × setHeader + end(\'CC\')',
@@ -146,8 +157,9 @@ const SHAPES = {
   }
 }
 
-function requestBytes (method) {
-  return Buffer.from(`${method} / HTTP/1.1\r\nHost: x\r\n\r\n`, 'latin1')
+function requestBytes (method, version) {
+  const keepAlive = version === '1.0' ? 'Connection: keep-alive\r\n' : ''
+  return Buffer.from(`${method} / HTTP/${version}\r\nHost: x\r\n${keepAlive}\r\n`, 'latin1')
 }
 const EMPTY = Buffer.alloc(0)
 const READY_TIMEOUT = 180e3
@@ -162,9 +174,9 @@ function log (line) {
 
 // One keep-alive connection sending one request at a time.
 class Client {
-  constructor (socket, method = 'GET') {
+  constructor (socket, method = 'GET', version = '1.1') {
     this.socket = socket
-    this.requestBytes = requestBytes(method)
+    this.requestBytes = requestBytes(method, version)
     this.head = method === 'HEAD'
     this.buf = EMPTY
     this.waiting = null
@@ -388,7 +400,9 @@ async function measure ({ shape, mode, node, warmup, requests, connections, semi
     const listening = Date.now()
     const method = shape.method ?? 'GET'
     const status = shape.status ?? 200
-    for (let i = 0; i < connections; i++) clients.push(new Client(await connect(server.port), method))
+    for (let i = 0; i < connections; i++) {
+      clients.push(new Client(await connect(server.port), method, shape.version))
+    }
     if (warmup > 0) await sendRequests(clients, warmup, shape.body, status)
     await callgrindControl('-z', server.pid)
     const zeroed = Date.now()

@@ -20,7 +20,7 @@ const FALLBACK = Object.freeze({
   SOCKET_UNWRITABLE: 'socket-unwritable', // destroyed, ended or handle-less socket
   SOCKET_BUSY: 'socket-busy', // corked, or data queued or in flight
   PATCHED: 'patched', // a method end() relies on was replaced
-  HTTP_VERSION: 'http-version', // not HTTP/1.1: close-delimited framing
+  HTTP_VERSION: 'http-version', // not HTTP/1.0 or 1.1, or useChunkedEncodingByDefault not a boolean
   HEAD: 'head', // a body for HEAD under rejectNonStandardBodyWrites: Node throws
   NO_BODY_STATUS: 'no-body-status', // the same for 1xx, 204, 304
   EXPECT: 'expect', // 100-continue handling or a user Expect header
@@ -147,9 +147,14 @@ function fallbackReason (res, chunk, encoding) {
   }
   if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  // HTTP/1.0 and 1.1 alike: _storeHeader() and end() never read the
+  // version, only useChunkedEncodingByDefault (the constructor sets it
+  // false for HTTP/1.0, unless TE names chunked), which the renderers
+  // (lib/render.js) follow.
   const req = res.req
-  if (!req || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 ||
-      res.useChunkedEncodingByDefault !== true) {
+  if (!req || req.httpVersionMajor !== 1 ||
+      (req.httpVersionMinor !== 1 && req.httpVersionMinor !== 0) ||
+      typeof res.useChunkedEncodingByDefault !== 'boolean') {
     return FALLBACK.HTTP_VERSION
   }
   // ServerResponse sets _hasBody = false for HEAD; a value Node would read

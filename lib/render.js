@@ -108,12 +108,28 @@ function keepAliveMaxRenderable (max) {
   return typeof max !== 'number' || max === (max | 0)
 }
 
-// The automatic lines _storeHeader() appends after the user's headers on an
-// HTTP/1.1 response (with a body or not) and no user Connection, Keep-Alive,
-// Transfer-Encoding or Trailer header: Date, then the keep-alive block
-// (useChunkedEncodingByDefault is true, so shouldSendKeepAlive is
-// shouldKeepAlive itself). `tail.head` and `tail.lines` grow; `tail.last` is
-// the value _last takes. Nothing on `res` changes here.
+/**
+ * Whether a header store holds a user Content-Length, which _storeHeader()
+ * reads as state.contLen. Where useChunkedEncodingByDefault is false (an
+ * HTTP/1.0 request without TE: chunked) it renders a response as for
+ * HTTP/1.1 only then: shouldSendKeepAlive is shouldKeepAlive once contLen
+ * is set, and the body is framed by that length; without one Node sends
+ * Connection: close and a close-delimited body, left to its renderer.
+ * @param {object|null} headers res[kOutHeaders]
+ * @returns {boolean}
+ */
+function userLength (headers) {
+  return !!headers && headers['content-length'] !== undefined
+}
+
+// The automatic lines _storeHeader() appends after the user's headers on a
+// response (with a body or not) with no user Connection, Keep-Alive,
+// Transfer-Encoding or Trailer header: Date, then the keep-alive block.
+// shouldSendKeepAlive is shouldKeepAlive itself: useChunkedEncodingByDefault
+// is true (HTTP/1.1), or the user's headers hold Content-Length
+// (userLength(); HTTP/1.0 otherwise is Node's to render). `tail.head` and
+// `tail.lines` grow; `tail.last` is the value _last takes. Nothing on `res`
+// changes here.
 function renderTail (res, hasDate) {
   let head = tail.head
   let lines = tail.lines
@@ -405,16 +421,18 @@ let renderFailure = null
  * for a fresh response, with every side effect, and records it in
  * `rendered`. Before it changes anything it may instead return
  * RENDER_BY_NODE, when a header needs Node's own renderer (Connection,
- * Keep-Alive, Content-Disposition, user Content-Length arrays), or
- * RENDER_FALLBACK with `renderFailure` set. Preconditions: fallbackReason()
- * returned null; `length` is the body's byte length.
+ * Keep-Alive, Content-Disposition, user Content-Length arrays, HTTP/1.0
+ * without a user Content-Length), or RENDER_FALLBACK with `renderFailure`
+ * set. Preconditions: fallbackReason() returned null; `length` is the
+ * body's byte length.
  * @returns {number} the header line count, or a RENDER_* value
  */
 function renderFresh (res, length) {
+  const headers = res[kOutHeaders]
+  if (res.useChunkedEncodingByDefault !== true && !userLength(headers)) return RENDER_BY_NODE
   const code = res.statusCode | 0
   let message = res.statusMessage
   if (!message) message = STATUS_CODES[code] || 'unknown'
-  const headers = res[kOutHeaders]
   let n = 0
   let lengthAt = -1
   let hasDate = false
@@ -760,7 +778,8 @@ function fastWriteHead (res, statusCode, reason, obj) {
   // applyBlock() does the same), a removed Transfer-Encoding or a
   // _contentLength set by hand are Node's to render.
   const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
-    res._removedTE === false && typeof res._contentLength !== 'number'
+    res._removedTE === false && typeof res._contentLength !== 'number' &&
+    res.useChunkedEncodingByDefault === true
   if (!chunkable && !lengthLike(obj)) return false
 
   // The first cached entry for this status line: writeHead() checks
@@ -910,7 +929,7 @@ function copyEntry (e, upTo, lengthValue) {
 // user code twice when Node's writeHead() takes over.
 function writeHeadable (res, statusCode) {
   return (typeof statusCode === 'number' || typeof statusCode === 'string') &&
-    !res._header && !res.chunkedEncoding && res.useChunkedEncodingByDefault === true &&
+    !res._header && !res.chunkedEncoding && typeof res.useChunkedEncodingByDefault === 'boolean' &&
     typeof res._hasBody === 'boolean' && !(res._expect_continue && !res._sent100)
 }
 
@@ -957,8 +976,11 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     return false
   }
   const bodyless = isBodylessStatus(code) || res._hasBody !== true
-  const chunkable = !bodyless && res._removedTE === false && typeof res._contentLength !== 'number'
-  if (!bodyless && !chunkable && headers['content-length'] === undefined) return false
+  const byDefault = res.useChunkedEncodingByDefault === true
+  const chunkable = byDefault && !bodyless && res._removedTE === false &&
+    typeof res._contentLength !== 'number'
+  // HTTP/1.0 renders as 1.1 only with a user Content-Length (userLength()).
+  if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return false
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
   observe(n, headers)

@@ -273,7 +273,7 @@ t.test('HTTP/1.0', async t => {
       name: 'HTTP/1.0 keep-alive',
       request: [keep10, keep10, 'GET / HTTP/1.0\r\nHost: x\r\n\r\n'],
       sequential: true,
-      path: { 'http-version': 3 },
+      path: { native: 3 },
       handler (req, res, ctx) {
         const body = `one-oh ${ctx.index}`
         if (ctx.index < 2) res.setHeader('Content-Length', body.length)
@@ -286,7 +286,7 @@ t.test('HTTP/1.0', async t => {
     const { native } = await checkParity(t, {
       name: 'HTTP/1.0 close',
       request: 'GET / HTTP/1.0\r\nHost: x\r\n\r\n',
-      path: 'http-version',
+      path: 'native',
       handler (req, res) { res.end('until close') }
     })
     t.notMatch(native.bytes, /Content-Length/)
