@@ -97,14 +97,26 @@ function setWriteHead (fn) {
   currentWriteHead = fn
 }
 
-// Unrolled: this runs for every response.
-function methodsPatched (res, socket) {
+// The methods that render the header: end() calls them only while
+// res._header is not set (write_(): _implicitHeader(), which calls
+// writeHead(), which calls _storeHeader()).
+function headerMethodsPatched (res) {
   return res.writeHead !== currentWriteHead || res._implicitHeader !== resImplicitHeader ||
-    res._storeHeader !== resStoreHeader || res._send !== resSend ||
-    res._writeRaw !== resWriteRaw || res._flushOutput !== resFlushOutput ||
+    res._storeHeader !== resStoreHeader
+}
+
+// The methods end() writes with, whatever the header. Unrolled: this runs
+// for every response.
+function writeMethodsPatched (res, socket) {
+  return res._send !== resSend || res._writeRaw !== resWriteRaw ||
+    res._flushOutput !== resFlushOutput ||
     socket.write !== socketWrite || socket.cork !== socketCork ||
     socket.uncork !== socketUncork || socket._write !== socketWrite_ ||
     socket._writev !== socketWritev || socket._writeGeneric !== socketWriteGeneric
+}
+
+function methodsPatched (res, socket) {
+  return headerMethodsPatched(res) || writeMethodsPatched(res, socket)
 }
 
 /**
@@ -146,7 +158,12 @@ function fallbackReason (res, chunk, encoding) {
     return FALLBACK.SOCKET_BUSY
   }
   if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
-  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  // A replaced writeHead() (on-headers: morgan, compression,
+  // express-session) matters only while end() has the header to render,
+  // and then headerFirst() may let end() render it as Node's would.
+  if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) {
+    return FALLBACK.PATCHED
+  }
   // HTTP/1.0 and 1.1 alike: _storeHeader() and end() never read the
   // version, only useChunkedEncodingByDefault (the constructor sets it
   // false for HTTP/1.0, unless TE names chunked), which the renderers
@@ -511,6 +528,24 @@ function uncorkReason (res) {
   return null
 }
 
+/**
+ * Whether end(), told PATCHED by fallbackReason(), may make the calls Node's
+ * end() starts with itself, in Node's order: socket.cork(), the body's
+ * length in _contentLength, then _implicitHeader(), which runs the
+ * replaced writeHead() (lib/shim.js, renderFirst()). Yes when only the
+ * methods that render the header were replaced and nothing turns end()
+ * from that start: no header yet and no strictContentLength
+ * (fallbackReason() checked the rest before PATCHED: not finished or
+ * destroyed, a string or Uint8Array chunk, a socket of the response).
+ * What the wrapper leaves is then decided again, with the header set.
+ * @param {http.ServerResponse} res
+ * @returns {boolean}
+ */
+function headerFirst (res) {
+  return !res._header && !res.strictContentLength && !writeMethodsPatched(res, res.socket) &&
+    headerMethodsPatched(res)
+}
+
 // The reason a bodyless response falls back with.
 function noBodyReason (req) {
   return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
@@ -524,6 +559,7 @@ module.exports = {
   rendered,
   httpDebug,
   fallbackReason,
+  headerFirst,
   WRITE,
   writeReason,
   tailReason,

@@ -235,7 +235,14 @@ function end (chunk, encoding, callback) {
   // Node's own end() then runs, uncounted.
   if (!installed) return nodeEnd.call(this, chunk, encoding, callback)
   if (internals !== null && internals.learned.pending) internals.learn(this)
-  const reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
+  let reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
+  if (reason === FALLBACK.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
+    reason = renderFirst(this, c, e)
+    if (reason === NO_HEADER) {
+      count(FALLBACK.PATCHED, this)
+      return endAfterHeaderCall(nodeEnd, this, chunk, encoding, callback)
+    }
+  }
   if (reason === null) {
     if (nativeEnd(this, c, e, cb)) return this
   } else if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
@@ -249,6 +256,62 @@ function end (chunk, encoding, callback) {
     count(reason, this)
   }
   return nodeEnd.call(this, chunk, encoding, callback)
+}
+
+// What renderFirst() returns when the header was not rendered.
+const NO_HEADER = 'no-header'
+
+/**
+ * The start of Node's end() where a wrapper replaced writeHead()
+ * (decide.headerFirst()): socket.cork(), the body's byte length in
+ * _contentLength (0 without a body), then _implicitHeader(), which calls
+ * the wrapper; in 24.21+ maybePrepareFinalChunk() makes the same calls in
+ * the same order. The wrapper runs as it would there, with the socket
+ * corked. The cork is taken back when nothing was written under it (no
+ * event, no write: nothing is buffered); anything else stays for Node's
+ * own end(), which finds the header rendered, skips those calls and
+ * leaves the socket fully uncorked.
+ * @returns {string|null} fallbackReason() for what the wrapper left, or
+ *   NO_HEADER when it returned without rendering a header
+ */
+function renderFirst (res, chunk, encoding) {
+  const socket = res.socket
+  socket.cork()
+  res._contentLength = chunk
+    ? typeof chunk === 'string' ? byteLength(chunk, encoding) : chunk.byteLength
+    : 0
+  res._implicitHeader()
+  if (!res._header) return NO_HEADER
+  if (socket.writableCorked === 1 && socket.writableLength === 0) socket.uncork()
+  return fallbackReason(res, chunk, encoding)
+}
+
+/**
+ * Node's end() after renderFirst() called _implicitHeader() and no header
+ * came of it: its first call of _implicitHeader(), the one renderFirst()
+ * made, is skipped (a wrapper would run twice), any later one (write_()
+ * after maybePrepareFinalChunk() in 24.21+) goes to the method.
+ */
+function endAfterHeaderCall (nodeEnd, res, chunk, encoding, callback) {
+  const own = Object.getOwnPropertyDescriptor(res, '_implicitHeader')
+  const method = res._implicitHeader
+  let skipped = false
+  res._implicitHeader = function _implicitHeader () {
+    if (!skipped) {
+      skipped = true
+      return
+    }
+    return method.call(this)
+  }
+  try {
+    return nodeEnd.call(res, chunk, encoding, callback)
+  } finally {
+    if (own === undefined) {
+      delete res._implicitHeader
+    } else {
+      Object.defineProperty(res, '_implicitHeader', own)
+    }
+  }
 }
 
 // Where heldTail, end() sends held chunks as Node's end() would through

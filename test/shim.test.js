@@ -533,6 +533,7 @@ const ROWS = [
     counted: { native: 1 }
   },
   {
+    // end() renders the header first, through the wrapper, then sends.
     want: FALLBACK.PATCHED,
     name: 'res.writeHead replaced on the instance',
     run (req, res, check) {
@@ -541,7 +542,20 @@ const ROWS = [
       check(res, 'x')
       res.end('x')
     },
-    counted: { patched: 1 }
+    counted: { native: 1 }
+  },
+  {
+    // Once the header is rendered end() calls none of them.
+    want: null,
+    name: 'writeHead and _implicitHeader replaced after the header was rendered',
+    run (req, res, check) {
+      res.writeHead(200, { 'Content-Length': 1 })
+      res.writeHead = function () { throw new Error('not called') }
+      res._implicitHeader = function () { throw new Error('not called') }
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { native: 1 }
   },
   {
     want: FALLBACK.PATCHED,
