@@ -59,6 +59,15 @@ const SHAPES = {
     body: 4,
     weight: 1
   },
+  // express3 on a response whose writeHead() on-headers replaced, as
+  // morgan (request logging) does on every response.
+  hooked: {
+    label: 'on-headers listener + 3 × setHeader + end(Buffer) (express with morgan)',
+    config: { shape: 'hooked' },
+    body: 4,
+    weight: 1,
+    optional: true
+  },
   // The same over HTTP/1.0 with Connection: keep-alive, as ApacheBench
   // (`ab -k`) sends it: the response is the HTTP/1.1 one.
   express3http10: {

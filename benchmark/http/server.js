@@ -10,6 +10,7 @@
 const crypto = require('node:crypto')
 const http = require('node:http')
 const path = require('node:path')
+const onHeaders = require('on-headers')
 const { parseArgs } = require('../lib/args.js')
 const { SERVER_DEFAULTS, checkConfig } = require('../lib/config.js')
 const report = require('../lib/report-stats.js')
@@ -18,7 +19,8 @@ const config = parseArgs(process.argv.slice(2), { mode: 'legacy', ...SERVER_DEFA
 checkConfig({ ...config, c: 1, duration: 1, warmup: 0, method: 'GET' })
 const { mode, type, len, chunks, chunkedEnc, headers, shape, status } = config
 
-const body = type === 'buffer' || shape === 'express3' ? Buffer.alloc(len, 'C') : 'C'.repeat(len)
+const expressShape = shape === 'express3' || shape === 'hooked'
+const body = type === 'buffer' || expressShape ? Buffer.alloc(len, 'C') : 'C'.repeat(len)
 
 // Split as Node's fixture does: chunks - 1 pieces of floor(len / chunks)
 // bytes (at least 1) go out with write(), the remainder with end().
@@ -54,6 +56,18 @@ function express3Handler (req, res) {
   res.setHeader('Content-Length', expressHeaders[1][1])
   res.setHeader('ETag', expressHeaders[2][1])
   res.end(body)
+}
+
+// shape=hooked: express3 on a response whose writeHead() on-headers
+// replaced with a listener that records when the header went out, as
+// morgan does for every response.
+function recordStartTime () {
+  this._startAt = process.hrtime()
+}
+
+function hookedHandler (req, res) {
+  onHeaders(res, recordStartTime)
+  express3Handler(req, res)
 }
 
 // shape=stored: the header stored with setHeader(), then writeHead() with
@@ -111,7 +125,7 @@ function renderLimitResponses () {
 // adds on its own (_storeHeader: no framing for a response without a body).
 function renderLimitResponse (date, hasBody) {
   let head = `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n`
-  if (shape === 'express3') {
+  if (expressShape) {
     for (const [name, value] of expressHeaders) head += `${name}: ${value}\r\n`
   } else if (headers > 0) {
     for (let i = 0; i < headers; i++) head += `${headerNames[i]}: ${headerValues[i]}\r\n`
@@ -163,7 +177,9 @@ const limitMethods = {
   }
 }
 
-const onRequest = shape === 'express3' ? express3Handler : shape === 'stored' ? storedHandler : handler
+const onRequest = shape === 'express3'
+  ? express3Handler
+  : shape === 'hooked' ? hookedHandler : shape === 'stored' ? storedHandler : handler
 if (mode === 'limit') {
   renderLimitResponses()
   // The Date header changes once per second, as Node's own cached date does.

@@ -17,14 +17,16 @@ const SERVER_DEFAULTS = Object.freeze({
   // three setHeader() calls (Content-Type, Content-Length as a string, ETag)
   // and end(Buffer); 'stored': setHeader('Content-Type'), then writeHead()
   // with no headers of its own (so no Content-Length: chunked framing), as
-  // plain http servers write it, then end(body)
+  // plain http servers write it, then end(body); 'hooked': express3 on a
+  // response whose writeHead on-headers replaced, as morgan does on every
+  // response
   shape: 'simple',
   // Response status: 204 and 304 responses carry no body (Node drops the
   // chunk end() is given); the handler's calls stay the same
   status: 200
 })
 
-const SHAPES = ['simple', 'express3', 'stored']
+const SHAPES = ['simple', 'express3', 'stored', 'hooked']
 const STATUSES = [200, 204, 304]
 const METHODS = ['GET', 'HEAD']
 
@@ -57,8 +59,9 @@ function checkConfig (config) {
   if (!SHAPES.includes(config.shape)) {
     throw usage(`shape must be ${SHAPES.join(' or ')}, got "${config.shape}"`)
   }
-  if (config.shape === 'express3' && (config.chunks !== 1 || config.chunkedEnc !== 0 || config.headers !== 0)) {
-    throw usage('shape=express3 takes only len (its body is always one Buffer): chunks=1 chunkedEnc=0 headers=0')
+  if ((config.shape === 'express3' || config.shape === 'hooked') &&
+      (config.chunks !== 1 || config.chunkedEnc !== 0 || config.headers !== 0)) {
+    throw usage(`shape=${config.shape} takes only len (its body is always one Buffer): chunks=1 chunkedEnc=0 headers=0`)
   }
   if (config.shape === 'stored' && (config.chunks !== 1 || config.chunkedEnc !== 1 || config.headers !== 0)) {
     throw usage('shape=stored is chunked framing without Content-Length: chunks=1 chunkedEnc=1 headers=0')
