@@ -208,9 +208,10 @@ function Entry () {
   this.n = 0
   this.names = []
   this.values = []
-  // The store's lowercase keys, for a block renderFresh() stored (`fresh`).
+  // The store's lowercase keys, for a block rendered from stored headers
+  // (`keyed`), which renderAgain() and storedAgain() compare in place.
   this.keys = []
-  this.fresh = false
+  this.keyed = false
   this.lengthAt = -1 // index of Content-Length in names, -1: appended by Node
   this.chunked = false // writeHead() without Content-Length: chunked framing
   this.teAt = -1 // index of a user Transfer-Encoding in names
@@ -324,8 +325,9 @@ function store (res, code, message, n, lengthAt, hasDate, chunked, teAt) {
   const e = entries[nextSlot]
   nextSlot = (nextSlot + 1) % CACHE_SIZE
   e.lines = 0 // empty while C holds no block for it
-  e.fresh = false
+  e.keyed = false
   if (lastFresh === e) lastFresh = null
+  if (lastStored === e) lastStored = null
   const suffix = tail.head + '\r\n'
   if (binding.cacheSet(e.slot, tail.prefix, suffix, tail.lines) !== 0) return null
   e.code = code
@@ -458,7 +460,7 @@ function renderFresh (res, length) {
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
-    if (e.fresh) lastFresh = e
+    if (e.keyed) lastFresh = e
     const head = headOf(e, value)
     applyBlock(res, code, message, false, lengthAt !== -1 ? e.lastNumber : undefined, value, e.last,
       head, e.slot, e.lines, false)
@@ -469,9 +471,18 @@ function renderFresh (res, length) {
   return lines
 }
 
-// The entry renderFresh() found or stored last: most responses repeat the
-// one before, and renderAgain() matches them without copying the headers.
+// The entry renderFresh() found or stored last, and the one
+// writeHeadStored() did: most responses repeat the one before, and
+// renderAgain() and storedAgain() match them without copying the headers.
 let lastFresh = null
+let lastStored = null
+
+// Records in entry `e` the `n` lowercase keys collectStored() copied.
+function keep (e, n) {
+  for (let i = 0; i < n; i++) e.keys[i] = keys[i]
+  e.keys.length = n
+  e.keyed = true
+}
 
 // What renderAgain() matched: the Content-Length value, or the body length
 // when the store has none.
@@ -488,42 +499,46 @@ function sameHeader (c, i, key, entry) {
   return true
 }
 
-// renderFresh() for a response whose stored headers may be those of entry
-// `c` (same status line): compares each key, name and value straight from
-// the store, in order, as findEntry() would compare the copies (the
-// Content-Length value by shape), and applies the block when all match.
-// Returns -1, having changed nothing, when any differs. A fast-mode store
-// (up to FAST_MAX headers, or a WideStore of lib/headers.js) is walked with
-// for-in, in the order _storeHeader() walks it: V8 reads each value through
-// the enumeration cache, where a keyed load per key went megamorphic. Any
-// other larger store is a dictionary, whose keys Object.keys() lists faster
-// than for-in does.
+// Whether the headers in `headers` are those of entry `c`: compares each
+// key, name and value straight from the store, in order, as findEntry()
+// would compare the copies (the Content-Length value by shape, kept in
+// `again.value`, which starts as `value`), without copying them. A
+// fast-mode store (up to FAST_MAX headers, or a WideStore of
+// lib/headers.js) is walked with for-in, in the order _storeHeader() walks
+// it: V8 reads each value through the enumeration cache, where a keyed load
+// per key went megamorphic. Any other larger store is a dictionary, whose
+// keys Object.keys() lists faster than for-in does.
 // Refs: benchmark/instructions.js (express3 -0.3k on 20 and 24, -0.5k on 26;
 // headers20 on a dictionary +1.8k to +2.4k with for-in)
-function renderAgain (res, c, headers, length) {
+function sameStore (c, headers, value) {
   const n = c.n
   let i = 0
-  again.value = length
+  again.value = value
   if (n <= FAST_MAX || isWide(headers)) {
     for (const key in headers) {
-      if (i === n || !sameHeader(c, i, key, headers[key])) return -1
+      if (i === n || !sameHeader(c, i, key, headers[key])) return false
       i++
     }
-    if (i !== n) return -1
-  } else {
-    const stored = Object.keys(headers)
-    if (stored.length !== n) return -1
-    for (; i < n; i++) {
-      const key = stored[i]
-      if (!sameHeader(c, i, key, headers[key])) return -1
-    }
+    return i === n
   }
+  const stored = Object.keys(headers)
+  if (stored.length !== n) return false
+  for (; i < n; i++) {
+    const key = stored[i]
+    if (!sameHeader(c, i, key, headers[key])) return false
+  }
+  return true
+}
+
+// renderFresh() for a response whose stored headers may be those of entry
+// `c` (same status line): applies the block when the store and the state
+// match. Returns -1, having changed nothing, when any differs.
+function renderAgain (res, c, headers, length) {
+  if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return -1
   const value = again.value
-  const at = c.lengthAt
-  if (!stateMatches(c, res, stateOf(res))) return -1
   const head = headOf(c, value)
-  applyBlock(res, c.code, c.message, false, at !== -1 ? c.lastNumber : undefined, value, c.last,
-    head, c.slot, c.lines, false)
+  applyBlock(res, c.code, c.message, false, c.lengthAt !== -1 ? c.lastNumber : undefined, value,
+    c.last, head, c.slot, c.lines, false)
   return c.lines
 }
 
@@ -543,9 +558,7 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
   }
   const e = store(res, code, message, n, lengthAt, hasDate, false, -1)
   if (e !== null) {
-    for (let i = 0; i < n; i++) e.keys[i] = keys[i]
-    e.keys.length = n
-    e.fresh = true
+    keep(e, n)
     lastFresh = e
   }
 
@@ -981,12 +994,20 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     typeof res._contentLength !== 'number'
   // HTTP/1.0 renders as 1.1 only with a user Content-Length (userLength()).
   if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return false
+  const c = lastStored
+  if (c !== null && c.code === code && c.message === message &&
+      (c.lengthAt >= 0 || (chunkable && c.chunked)) && storedAgain(res, c, headers, ownMessage)) {
+    observe(c.n, headers)
+    return true
+  }
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
   observe(n, headers)
   const e = findEntry(code, message, n, n, true, chunkable)
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = e.chunked ? undefined : values[lengthAt]
+    if (!e.keyed) keep(e, n)
+    lastStored = e
     clearScratch(n)
     const head = headOf(e, value)
     applyBlock(res, code, message, ownMessage, e.chunked ? undefined : e.lastNumber, value, e.last,
@@ -1011,9 +1032,26 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     tail.lines++
   }
   const entry = store(res, code, message, n, lengthAt, found.hasDate, chunked, -1)
+  if (entry !== null) {
+    keep(entry, n)
+    lastStored = entry
+  }
   const value = lengthAt === -1 ? undefined : values[lengthAt]
   clearScratch(n)
   applyRendered(res, code, message, ownMessage, lengthAt !== -1, value, entry, chunked)
+  return true
+}
+
+// writeHeadStored() for a response whose stored headers may be those of
+// entry `c` (same status line, a block writeHead() can take): applies the
+// block when the store and the state match. Returns false, having changed
+// nothing, when any differs.
+function storedAgain (res, c, headers, ownMessage) {
+  if (!sameStore(c, headers, undefined) || !stateMatches(c, res, stateOf(res))) return false
+  const value = c.chunked ? undefined : again.value
+  const head = headOf(c, value)
+  applyBlock(res, c.code, c.message, ownMessage, c.chunked ? undefined : c.lastNumber, value, c.last,
+    head, c.slot, c.lines, c.chunked)
   return true
 }
 
