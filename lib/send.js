@@ -42,6 +42,7 @@ const KEY_CHECK = binding === null ? 0 : binding.keyCheck
 // Uint8Array an instance check too).
 const KEY_STRING = binding === null ? 0 : binding.keyString
 const KEY_BYTES = binding === null ? 0 : binding.keyBytes
+const KEY_EMPTY = binding === null ? 0 : binding.keyEmpty
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -294,7 +295,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   const key = slot < 0
     ? 0
     : slot | flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
-      (body === undefined ? 0 : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
+      (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   if (handle !== null) {
     written = binding.sendCached(handle.fd, len > COPY_MAX_BODY ? key | KEY_CHECK : key, length, body)
     if (written <= -SEND_REJECT) {

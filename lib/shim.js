@@ -75,7 +75,9 @@ function nativeEnd (res, chunk, encoding, callback) {
   // (the cached block is). Other text is measured then and sent again.
   let guessed = false
   if (dropped) {
-    len = bodyLength(chunk, encoding)
+    // Measured only to set _contentLength before the header is rendered,
+    // as write_() measures it.
+    if (res._header === null) len = bodyLength(chunk, encoding)
   } else if (chunk) {
     if (typeof chunk === 'string') {
       // (The typeof first: `encoding` is a string or not given, and a

@@ -12,7 +12,7 @@
  *   sendCached(fd, key, length, body)                -> bytes written | < 0
  *     key = slot | flags << keyShift | (repeat the slot's last length ? keyRepeat : 0)
  *           | (check for a pending socket error first ? keyCheck : 0)
- *           | (body a string ? keyString : a Uint8Array ? keyBytes : 0)
+ *           | (body a string ? keyString : a Uint8Array ? keyBytes : none ? keyEmpty : 0)
  *     below 0: -1 not written, -(sendFailed + errno) failed, -(100 + code) rejected
  *   canSend  false where sendCached() can never write (no POSIX sockets)
  *   flags  {CHUNKED, BODY_LATIN1, HEAD_UTF8, ASCII_ONLY}
@@ -392,9 +392,10 @@ typedef struct {
 } body_t;
 
 /* What the caller says the body is, which saves asking V8: any value
- * (typeof decides), a string, or a Uint8Array. A body that is not what it
- * is said to be is misuse, reported as any other wrong body. */
-typedef enum { HINT_ANY, HINT_STRING, HINT_BYTES } body_hint_t;
+ * (typeof decides), a string, a Uint8Array, or nothing (not read). A body
+ * that is not what it is said to be is misuse, reported as any other wrong
+ * body. */
+typedef enum { HINT_ANY, HINT_STRING, HINT_BYTES, HINT_NONE } body_hint_t;
 
 /* Reads the body argument. Returns NULL with an exception pending on misuse
  * or Node-API failure; otherwise a non-NULL sentinel, with `*reject` set to
@@ -407,6 +408,9 @@ static const void *read_body(napi_env env, instance_t *inst, napi_value v, const
   napi_valuetype type = napi_undefined;
   napi_status st;
   body->kind = BODY_NONE;
+  if (hint == HINT_NONE) {
+    return &ok;
+  }
   if (hint == HINT_STRING) {
     type = napi_string;
   } else if (hint == HINT_BYTES) {
@@ -1189,8 +1193,9 @@ typedef struct {
 } holed_t;
 
 /* The `key` argument of fillCached() and sendCached(): the slot, the flags,
- * whether to repeat the slot's last Content-Length digits and (sendCached()
- * only) whether to check for a pending socket error first, in one number
+ * whether to repeat the slot's last Content-Length digits, (sendCached()
+ * only) whether to check for a pending socket error first, and at most one
+ * of what the body is (a string, bytes, none: not read), in one number
  * (one Node-API read instead of four per response). */
 #define KEY_SLOT_MASK   0xfu
 #define KEY_FLAGS_SHIFT 4
@@ -1198,8 +1203,9 @@ typedef struct {
 #define KEY_CHECK       (1u << 10)
 #define KEY_STRING      (1u << 11)
 #define KEY_BYTES       (1u << 12)
-#define KEY_ALL \
-  (KEY_SLOT_MASK | (FLAG_ALL << KEY_FLAGS_SHIFT) | KEY_REPEAT | KEY_CHECK | KEY_STRING | KEY_BYTES)
+#define KEY_EMPTY       (1u << 13)
+#define KEY_BODY        (KEY_STRING | KEY_BYTES | KEY_EMPTY)
+#define KEY_ALL         (KEY_SLOT_MASK | (FLAG_ALL << KEY_FLAGS_SHIFT) | KEY_REPEAT | KEY_CHECK | KEY_BODY)
 _Static_assert(SLOT_COUNT - 1 <= KEY_SLOT_MASK, "slot indexes must fit the key");
 _Static_assert((FLAG_ALL << KEY_FLAGS_SHIFT) < KEY_REPEAT, "flags must fit below KEY_REPEAT");
 
@@ -1212,8 +1218,7 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
 {
   uint32_t key = 0;
   if (napi_get_value_uint32(env, argv[0], &key) != napi_ok || (key & ~KEY_ALL) != 0 ||
-      (key & KEY_SLOT_MASK) >= SLOT_COUNT ||
-      (key & (KEY_STRING | KEY_BYTES)) == (KEY_STRING | KEY_BYTES)) {
+      (key & KEY_SLOT_MASK) >= SLOT_COUNT || ((key & KEY_BODY) & ((key & KEY_BODY) - 1)) != 0) {
     char msg[96];
     (void)snprintf(msg, sizeof msg, "%s: argument 'key' must be slot | flags << %d | repeat (0x%x)",
                    fn, KEY_FLAGS_SHIFT, (unsigned)KEY_REPEAT);
@@ -1244,6 +1249,7 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
   body_t body;
   const body_hint_t hint = (key & KEY_STRING)  ? HINT_STRING
                            : (key & KEY_BYTES) ? HINT_BYTES
+                           : (key & KEY_EMPTY) ? HINT_NONE
                                                : HINT_ANY;
   if (read_body(env, inst, argv[2], fn, flags, hint, &used, &body, reject) == NULL) {
     return false;
@@ -1494,6 +1500,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
   CALL(env, napi_create_uint32(env, KEY_STRING, &key_string));
   napi_value key_bytes;
   CALL(env, napi_create_uint32(env, KEY_BYTES, &key_bytes));
+  napi_value key_empty;
+  CALL(env, napi_create_uint32(env, KEY_EMPTY, &key_empty));
   napi_value send_failed;
   CALL(env, napi_create_uint32(env, SEND_FAILED, &send_failed));
   napi_value can_send;
@@ -1517,6 +1525,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
       {"keyCheck", NULL, NULL, NULL, NULL, key_check, napi_enumerable, NULL},
       {"keyString", NULL, NULL, NULL, NULL, key_string, napi_enumerable, NULL},
       {"keyBytes", NULL, NULL, NULL, NULL, key_bytes, napi_enumerable, NULL},
+      {"keyEmpty", NULL, NULL, NULL, NULL, key_empty, napi_enumerable, NULL},
       {"sendFailed", NULL, NULL, NULL, NULL, send_failed, napi_enumerable, NULL},
   };
   CALL(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));

@@ -100,8 +100,10 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
 
   t.test('a key with unknown bits or a slot out of range is a TypeError', async t => {
     const dst = Buffer.alloc(64)
-    const both = binding.keyString | binding.keyBytes
-    for (const key of [binding.slotCount, binding.keyBytes << 1, -1, 'x', both]) {
+    const { keyString, keyBytes, keyEmpty } = binding
+    const twoKinds = [keyString | keyBytes, keyString | keyEmpty, keyBytes | keyEmpty,
+      keyString | keyBytes | keyEmpty]
+    for (const key of [binding.slotCount, keyEmpty << 1, -1, 'x', ...twoKinds]) {
       t.throws(() => binding.fillCached(dst, key, 2, 'ab'), TypeError, `key ${String(key)}`)
     }
   })
@@ -136,6 +138,16 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
         name: 'TypeError', message: /argument 'body' must be undefined, a string or a Uint8Array/
       }, name)
     }
+    // keyEmpty: no body, whatever the argument (C does not read it).
+    const none = (body) => {
+      const dst = Buffer.alloc(PREFIX.length + 1 + SUFFIX.length, 0x2e)
+      const code = binding.fillCached(dst, base | binding.keyEmpty, 2, body)
+      return { code, text: dst.toString('latin1') }
+    }
+    const bare = { code: 0, text: PREFIX + '2' + SUFFIX }
+    t.strictSame(none(undefined), bare, 'nothing said to be nothing')
+    t.strictSame(none('ab'), bare, 'a string said to be nothing is not read')
+    t.strictSame(none({ toString () { throw new Error('read') } }), bare, 'nor is an object')
   })
 
   t.test('a chunked block: no length read, the body framed as one chunk', async t => {
