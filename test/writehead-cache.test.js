@@ -138,3 +138,41 @@ t.test('a stored writeHead() that repeats the one before sizes the next store', 
     uninstall()
   }
 })
+
+// The same with more headers than an object literal keeps in fast mode:
+// the store compared in place is a wide one, or Node's own dictionary.
+t.test('stored writeHead() responses of 20 and 70 headers that repeat, or almost', async t => {
+  const CLOSE = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
+  const fill = (res, n, tag = 'v') => {
+    res.setHeader('Content-Length', 2)
+    for (let i = 1; i < n; i++) res.setHeader(`X-H-${i}`, `${tag}${i}`)
+  }
+  const steps = [
+    (res) => { fill(res, 20); res.writeHead(200) },
+    (res) => { fill(res, 20); res.writeHead(200) },
+    (res) => { fill(res, 20); res.writeHead(200) },
+    // The 20 headers above, then 50 more: after a response end() rendered
+    // with as many (its store is then Node's own), and after one with 20.
+    (res) => { fill(res, 70) },
+    (res) => { fill(res, 70); res.writeHead(200) },
+    (res) => { fill(res, 20); res.writeHead(200) },
+    (res) => { fill(res, 70); res.writeHead(200) },
+    (res) => { fill(res, 70); res.writeHead(200) },
+    (res) => { fill(res, 70); res.setHeader('X-H-69', 'other'); res.writeHead(200) },
+    (res) => { fill(res, 20); res.writeHead(200) },
+    (res) => { fill(res, 20); res.removeHeader('X-H-7'); res.writeHead(200) },
+    (res) => { fill(res, 20); res.removeHeader('X-H-7'); res.setHeader('X-H-7', 'v7'); res.writeHead(200) },
+    (res) => { fill(res, 20, 'w'); res.writeHead(200) },
+    (res) => { fill(res, 20); res.writeHead(200) }
+  ]
+  await checkParity(t, {
+    name: `${steps.length} stored writeHead() responses of many headers on one connection`,
+    request: steps.map((_, i) => i === steps.length - 1 ? CLOSE : KEEP),
+    sequential: true,
+    path: { native: steps.length },
+    handler (req, res, ctx) {
+      steps[ctx.index](res)
+      res.end('ok')
+    }
+  })
+})
