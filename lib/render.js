@@ -984,22 +984,25 @@ function storedWriteHead (res, statusCode, reason, obj) {
  * @returns {boolean} true when rendered
  */
 function writeHeadStored (res, code, message, ownMessage, headers) {
-  if (headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
-      headers.expect !== undefined) {
-    return false
-  }
   const bodyless = isBodylessStatus(code) || res._hasBody !== true
   const byDefault = res.useChunkedEncodingByDefault === true
   const chunkable = byDefault && !bodyless && res._removedTE === false &&
     typeof res._contentLength !== 'number'
-  // HTTP/1.0 renders as 1.1 only with a user Content-Length (userLength()).
-  if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return false
+  // The headers of the entry the response before used: a block this
+  // function stored or found, so the checks below hold for them (no
+  // Transfer-Encoding, Trailer or Expect; a Content-Length unless chunked).
   const c = lastStored
   if (c !== null && c.code === code && c.message === message &&
       (c.lengthAt >= 0 || (chunkable && c.chunked)) && storedAgain(res, c, headers, ownMessage)) {
     observe(c.n, headers)
     return true
   }
+  if (headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
+      headers.expect !== undefined) {
+    return false
+  }
+  // HTTP/1.0 renders as 1.1 only with a user Content-Length (userLength()).
+  if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return false
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
   observe(n, headers)

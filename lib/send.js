@@ -39,7 +39,7 @@ const KEY_SHIFT = binding === null ? 0 : binding.keyShift
 const KEY_REPEAT = binding === null ? 0 : binding.keyRepeat
 const KEY_CHECK = binding === null ? 0 : binding.keyCheck
 // The body's kind, which spares C asking V8 (a typeof, and for a
-// Uint8Array an instance check too).
+// Uint8Array an instance check too); KEY_EMPTY: none, the argument unread.
 const KEY_STRING = binding === null ? 0 : binding.keyString
 const KEY_BYTES = binding === null ? 0 : binding.keyBytes
 const KEY_EMPTY = binding === null ? 0 : binding.keyEmpty
