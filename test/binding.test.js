@@ -189,6 +189,22 @@ test('ASCII_ONLY rejects any char >= 0x80 in the head or a string body', async t
     ['x'.repeat(100) + '\ud800', 'a long body with a lone surrogate']]) {
     t.equal(binding.buildFromHead(head, 1, body, ASCII_ONLY), errors.ENONASCII, `utf8 body: ${label}`)
   }
+  // Bodies of up to 62 chars are read as UTF-16 and narrowed, longer ones
+  // as UTF-8: each length around that bound, ASCII or not in its last char
+  // (a char whose low byte is ASCII too: narrowing must not hide it).
+  for (const n of [1, 2, 8, 61, 62, 63, 64, 65, 130]) {
+    const ascii = 'abcdefgh'.repeat(17).slice(0, n)
+    t.equal(binding.buildFromHead(head, 1, ascii, ASCII_ONLY).toString('latin1'), head + ascii,
+      `${n} ASCII chars`)
+    for (const last of ['\u0080', '\u00ff', '\u0141', '\u2028', '\ud800', '\udc00']) {
+      const text = ascii.slice(0, -1) + last
+      t.equal(binding.buildFromHead(head, 1, text, ASCII_ONLY), errors.ENONASCII,
+        `${n} chars, the last U+${last.charCodeAt(0).toString(16)}`)
+      t.equal(binding.buildFromHead(head, 1, text, ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
+        `${n} chars, the last U+${last.charCodeAt(0).toString(16)}, latin1`)
+    }
+  }
+  t.equal(binding.buildFromHead(head, 1, '', ASCII_ONLY).toString('latin1'), head, 'an empty body')
   const long = 'ascii '.repeat(3000)
   t.equal(binding.buildFromHead(head, 1, long, ASCII_ONLY).toString('latin1'), head + long, 'long ASCII body')
   t.equal(binding.buildFromHead(head, 1, '\u0141', ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
