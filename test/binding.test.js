@@ -205,6 +205,11 @@ test('ASCII_ONLY rejects any char >= 0x80 in the head or a string body', async t
     }
   }
   t.equal(binding.buildFromHead(head, 1, '', ASCII_ONLY).toString('latin1'), head, 'an empty body')
+  t.equal(binding.buildFromHead(head, 1, 'a\0b\0', ASCII_ONLY).toString('latin1'), head + 'a\0b\0',
+    'NUL chars are body bytes')
+  const joined = ['ab', 'cd'].join('') + 'x'.repeat(3)
+  t.equal(binding.buildFromHead(head, 1, joined, ASCII_ONLY).toString('latin1'), head + joined,
+    'a string V8 keeps in pieces')
   const long = 'ascii '.repeat(3000)
   t.equal(binding.buildFromHead(head, 1, long, ASCII_ONLY).toString('latin1'), head + long, 'long ASCII body')
   t.equal(binding.buildFromHead(head, 1, '\u0141', ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
