@@ -52,11 +52,13 @@ const CACHE_SIZE = binding === null ? 0 : binding.slotCount
 // Node's utcDate() value, asked of Node whenever this copy may be stale:
 // Node caches one string per second, so a copy taken while the clock is
 // still in that second is what Node would render until the second ends.
+// A clock set back leaves that second too: Node's cache, reset by a timer,
+// then renders the earlier time, and so must this.
 let dateValue = ''
 let dateExpires = 0
 function currentDate () {
   const now = Date.now()
-  if (now < dateExpires) return dateValue
+  if (now < dateExpires && now >= dateExpires - 1000) return dateValue
   const value = nodeDate()
   const second = now - (now % 1000)
   if (Date.parse(value) === second) {
