@@ -370,7 +370,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     const restLength = total - written
     directStats.partial++
     countDirect(handle, written)
-    const onWrite = (err) => protocol.onFinish(res, err)
+    const onWrite = finishCallback(res)
     if (out !== null) {
       socket.write(out.subarray(written), onWrite)
     } else if (typeof rest === 'string') {
@@ -388,7 +388,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     }
     markNeedDrain(socket, total)
   } else {
-    const onWrite = (err) => protocol.onFinish(res, err)
+    const onWrite = finishCallback(res)
     // The message in the form Node's own end() hands the socket: a failed
     // write of one string leaves the handle's byte counter as it was, where
     // a Buffer or a writev counts the bytes all the same.
@@ -551,6 +551,13 @@ const JOIN_TOTAL = 16 * 1024
 // The handle's writev, learnt with its class (learnHandle()).
 let tcpWritev = null
 
+// The callback of the write that ends `res`: the protocol's onFinish. (A
+// function of its own: a closure created in send() would make every call
+// of send() allocate a context for `res`, written directly or not.)
+function finishCallback (res) {
+  return (err) => protocol.onFinish(res, err)
+}
+
 // The strings one joined write stands for, with their callbacks; the
 // Writable calls each write's callback in order after the writev, and the
 // joined write calls theirs in that order.
@@ -673,7 +680,7 @@ function latin1Only (buffered, from) {
  */
 function endAfterWrites (res, chunk, encoding, callback) {
   const socket = res.socket
-  const onWrite = (err) => protocol.onFinish(res, err)
+  const onWrite = finishCallback(res)
   let flushed = 0
   if (chunk) socket.cork()
   if (res.chunkedEncoding && heldChunks && res[kCorked] !== 0) {
