@@ -21,9 +21,10 @@ const { latin1Slice } = Buffer.prototype
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
 const getBuffer = Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get
 const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get
-// sendCached() results (src/binding.c, src/send.h): at or below
-// -SEND_REJECT the core rejected the response, at or below -SEND_FAILED
-// the write failed with an errno.
+// sendCached() results (src/binding.c, src/send.h): undefined when the
+// whole message went out, else the bytes written; at or below -SEND_REJECT
+// the core rejected the response, at or below -SEND_FAILED the write
+// failed with an errno.
 const SEND_REJECT = 100
 const SEND_FAILED = binding === null ? 0 : binding.sendFailed
 // send()'s result when a body above COPY_MAX_BODY could not go out in a
@@ -297,8 +298,11 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     : slot | flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
       (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   if (handle !== null) {
+    // undefined: the whole message went out.
     written = binding.sendCached(handle.fd, len > COPY_MAX_BODY ? key | KEY_CHECK : key, length, body)
-    if (written <= -SEND_REJECT) {
+    if (written === undefined) {
+      written = total
+    } else if (written <= -SEND_REJECT) {
       if (written > -SEND_FAILED) return -written - SEND_REJECT
       failed = -written - SEND_FAILED
       written = 0

@@ -1229,6 +1229,9 @@ typedef struct {
   hm_str_t length;
   hm_str_t body;
   hm_parts_t parts;
+  /* How many leading parts hold the message: 2 for a repeat of a slot's
+   * filled block (the block, the body), else HM_BLOCK_PARTS. */
+  size_t count;
 } holed_t;
 
 /* The `key` argument of fillCached() and sendCached(): the slot, the flags,
@@ -1269,6 +1272,7 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
   h->slot = slot;
   h->key = key;
   h->length = (hm_str_t){h->digits, 0};
+  h->count = HM_BLOCK_PARTS;
   const bool repeat = (key & KEY_REPEAT) != 0 && slot->framing == HM_FRAMING_RAW;
   const bool use_filled = repeat && slot->filled_ok;
   if (slot->framing == HM_FRAMING_RAW && !use_filled) {
@@ -1306,13 +1310,14 @@ static bool read_holed(napi_env env, instance_t *inst, napi_value *argv, const c
     if (h->body.len > SIZE_MAX - slot->filled_len) {
       *reject = HM_EOVERFLOW;
     } else {
+      /* The body right after the block, the other parts empty (in output
+       * order, as hm_write_parts() reads them all). */
       hm_str_t *part = h->parts.part;
+      memset(part, 0, sizeof h->parts.part);
       part[0] = (hm_str_t){slot->filled, slot->filled_len};
-      for (size_t i = 1; i < HM_BLOCK_PARTS; i++) {
-        part[i] = (hm_str_t){NULL, 0};
-      }
-      part[4] = h->body;
+      part[1] = h->body;
       h->parts.total = slot->filled_len + h->body.len;
+      h->count = 2;
     }
   } else if (*reject == 0) {
     *reject = (int)hm_block_parts(slot->block, slot->len, slot->hole, h->length, h->body,
@@ -1378,8 +1383,9 @@ _Static_assert(SEND_REJECT + ERR_NONASCII < SEND_FAILED, "rejections stay above 
 /* sendCached(fd, key, length, body): writes the response fillCached()
  * would build straight to the socket descriptor `fd`, in one send() or
  * sendmsg() (src/send.c), after a check for a pending socket error when the
- * key has KEY_CHECK. Returns the bytes written (the rest, if any, is the
- * caller's to write), HM_SEND_NOT_READY (-1) when nothing was written,
+ * key has KEY_CHECK. Returns undefined when the whole message was written,
+ * else the bytes written (the rest is the caller's to write),
+ * HM_SEND_NOT_READY (-1) when nothing was written,
  * -(SEND_FAILED + errno) when the write failed (nothing written; the
  * caller reports the error), or -(SEND_REJECT + code) when the core
  * rejects the response (nothing written either). */
@@ -1406,13 +1412,17 @@ static napi_value js_send_cached(napi_env env, napi_callback_info info)
     result = -(long)(SEND_REJECT + reject);
   } else {
     int err = 0;
-    result = hm_send(fd, h.parts.part, HM_BLOCK_PARTS, (h.key & KEY_CHECK) != 0, inst->send_scratch,
-                     &err);
+    result = hm_send(fd, h.parts.part, h.count, (h.key & KEY_CHECK) != 0, inst->send_scratch, &err);
     if (result == HM_SEND_FAILED)
       result =
           err > 0 && err < INT32_MAX - SEND_FAILED ? -(long)(SEND_FAILED + err) : HM_SEND_NOT_READY;
   }
   arena_trim(inst);
+  /* The whole message written, the common case, returns undefined: no
+   * value to create. */
+  if (reject == 0 && result >= 0 && (size_t)result == h.parts.total) {
+    return NULL;
+  }
   /* An int32 result (every one a socket below its high-water mark gives)
    * becomes a small integer, which costs V8 no allocation. */
   napi_value out;
