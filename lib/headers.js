@@ -40,7 +40,9 @@
 // rendered, and stays there until uninstall().
 
 const http = require('node:http')
+const util = require('node:util')
 const internals = require('./internals.js')
+const { INSPECT } = require('./protocol/probe.js')
 
 const { OutgoingMessage, ServerResponse } = http
 const nodeSetHeader = OutgoingMessage.prototype.setHeader
@@ -48,45 +50,76 @@ const nodeSetHeader = OutgoingMessage.prototype.setHeader
 // store: a replaced one is user code that could see the store early.
 const nodeLenient = OutgoingMessage.prototype._isLenientHeaderValidation
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
-const { getPrototypeOf, setPrototypeOf } = Object
+const { getPrototypeOf, setPrototypeOf, defineProperty } = Object
 const { ownKeys } = Reflect
 
 // An object literal's 4 in-object slots and 12 more.
 const FAST_MAX = 16
-// A WideStore's 32 in-object slots and 32 more.
+// A store's 32 in-object slots and 32 more.
 const WIDE_MAX = 64
 
 const applies = internals !== null && typeof nodeSetHeader === 'function'
-// Node 20 to 24 store headers in a null-prototype object literal.
-const nullProto = applies && internals.nullProtoHeaders === true
+
+// Whether `store`, holding the probe's one header, prints as Node's own
+// store did in the probe (lib/protocol/probe.js, responseShape()):
+// console.log(res) prints the store, with the name V8 gives its
+// constructor. `store` is a throwaway.
+function printsAsNode (store) {
+  store['x-probe'] = ['x-probe', '1']
+  return util.inspect(store, INSPECT) === internals.storeShown
+}
+
+// Node 20 to 24 store headers in a null-prototype object literal, which an
+// object literal whose prototype was set to null prints alike.
+const nullProto = applies && internals.nullProtoHeaders === true &&
+  printsAsNode(setPrototypeOf({}, null))
+
+// A constructor V8 gives 32 in-object slots: it counts the properties the
+// body assigns (24) and adds 8. The body never runs with `init`. It is
+// made anonymous (no name, none inferred) because V8 names an object's
+// constructor in util.inspect() after it: Node 20 to 24 (V8 11 and 12)
+// then print `[Object: null prototype]`, as for Node's own stores, and
+// Node 26 (V8 13) prints the function's `name`, which settleWide() sets to
+// that of Node's store class where the store must print so.
+function anonymousConstructor () {
+  return function (init) {
+    if (init) {
+      this.a0 = 0; this.a1 = 0; this.a2 = 0; this.a3 = 0; this.a4 = 0; this.a5 = 0
+      this.a6 = 0; this.a7 = 0; this.a8 = 0; this.a9 = 0; this.a10 = 0; this.a11 = 0
+      this.a12 = 0; this.a13 = 0; this.a14 = 0; this.a15 = 0; this.a16 = 0; this.a17 = 0
+      this.a18 = 0; this.a19 = 0; this.a20 = 0; this.a21 = 0; this.a22 = 0; this.a23 = 0
+    }
+  }
+}
+const WideStore = anonymousConstructor()
+// The class name of Node 26's stores.
+const STORE_CLASS = 'OutgoingHeaders'
+
+// Whether a WideStore with prototype `proto` prints as Node's stores, as it
+// is or once named STORE_CLASS; then V8 shrinks the constructor's objects,
+// after its first seven, to the most slots any of them used (in-object
+// slack tracking): eight stores filled with 32 keys here settle the size
+// before a response gets one.
+function settleWide (proto) {
+  if (!printsAsNode(setPrototypeOf(new WideStore(false), proto))) {
+    if (WideStore.name !== '') return false
+    defineProperty(WideStore, 'name', { value: STORE_CLASS, configurable: true })
+    if (!printsAsNode(setPrototypeOf(new WideStore(false), proto))) return false
+  }
+  for (let i = 0; i < 8; i++) {
+    const settle = setPrototypeOf(new WideStore(false), proto)
+    for (let k = 0; k < 32; k++) settle['k' + k] = k
+  }
+  return true
+}
 
 // The prototype of Node's stores: null on 20 to 24; elsewhere read off the
 // first store of more than FAST_MAX headers end() renders (`protoRead`),
 // and kept when it has the shape lib/protocol/probe.js checked (no own keys
-// but `constructor`, and a null prototype). Undefined: no WideStore.
-let storeProto = nullProto ? null : undefined
+// but `constructor`, and a null prototype) and a WideStore with it prints
+// as Node's store. Undefined: no WideStore.
+let storeProto = nullProto && settleWide(null) ? null : undefined
 let protoRead = nullProto
-
-// A constructor V8 gives 32 in-object slots: it counts the properties the
-// body assigns (24) and adds 8. The body never runs with `init`.
-function WideStore (init) {
-  if (init) {
-    this.a0 = 0; this.a1 = 0; this.a2 = 0; this.a3 = 0; this.a4 = 0; this.a5 = 0
-    this.a6 = 0; this.a7 = 0; this.a8 = 0; this.a9 = 0; this.a10 = 0; this.a11 = 0
-    this.a12 = 0; this.a13 = 0; this.a14 = 0; this.a15 = 0; this.a16 = 0; this.a17 = 0
-    this.a18 = 0; this.a19 = 0; this.a20 = 0; this.a21 = 0; this.a22 = 0; this.a23 = 0
-  }
-}
-
-// V8 shrinks a constructor's objects, after its first seven, to the most
-// slots any of them used (in-object slack tracking). Eight stores filled
-// with 32 keys here settle the size before a response gets one.
-if (applies) {
-  for (let i = 0; i < 8; i++) {
-    const settle = setPrototypeOf(new WideStore(false), null)
-    for (let k = 0; k < 32; k++) settle['k' + k] = k
-  }
-}
 
 const SMALL = 0
 const WIDE = 1
@@ -118,7 +151,7 @@ function learnProto (store) {
   const proto = getPrototypeOf(store)
   if (proto !== null && getPrototypeOf(proto) === null &&
       ownKeys(proto).every((key) => key === 'constructor')) {
-    storeProto = proto
+    if (settleWide(proto)) storeProto = proto
   }
 }
 

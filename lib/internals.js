@@ -287,6 +287,9 @@ function resolve () {
     // setHeader() stores headers in a plain object with a null prototype
     // (Node 20 to 24; 26 has a class of its own): see lib/headers.js.
     nullProtoHeaders: shape.nullProtoHeaders === true,
+    // How util.inspect() prints such a store holding one header (x-probe:
+    // 1), or null: a store the shim makes must print alike.
+    storeShown: typeof shape.storeShown === 'string' ? shape.storeShown : null,
     socketState,
     learned,
     learn,

@@ -290,29 +290,37 @@ function renderFirst (res, chunk, encoding) {
 
 /**
  * Node's end() after renderFirst() called _implicitHeader() and no header
- * came of it: its first call of _implicitHeader(), the one renderFirst()
- * made, is skipped (a wrapper would run twice), any later one (write_()
- * after maybePrepareFinalChunk() in 24.21+) goes to the method.
+ * came of it: its first call of _implicitHeader() on `res`, the one
+ * renderFirst() made, is skipped (a wrapper would run twice), any later one
+ * (write_() after maybePrepareFinalChunk() in 24.21+) goes to the method.
+ * The skip goes where the method is found (ServerResponse.prototype, as a
+ * rule), in place of it and for this call only: a key added to `res` would
+ * show in Object.keys(res) to a 'prefinish' listener.
  */
 function endAfterHeaderCall (nodeEnd, res, chunk, encoding, callback) {
-  const own = Object.getOwnPropertyDescriptor(res, '_implicitHeader')
-  const method = res._implicitHeader
-  let skipped = false
-  res._implicitHeader = function _implicitHeader () {
-    if (!skipped) {
-      skipped = true
-      return
-    }
-    return method.call(this)
+  let owner = res
+  while (owner !== null && !Object.hasOwn(owner, '_implicitHeader')) owner = Object.getPrototypeOf(owner)
+  const own = owner === null ? undefined : Object.getOwnPropertyDescriptor(owner, '_implicitHeader')
+  // No data property to stand in for: Node's end() calls it again.
+  if (own === undefined || !own.configurable || !Object.hasOwn(own, 'value')) {
+    return nodeEnd.call(res, chunk, encoding, callback)
   }
+  const method = own.value
+  let skipped = false
+  Object.defineProperty(owner, '_implicitHeader', {
+    ...own,
+    value: function _implicitHeader () {
+      if (this === res && !skipped) {
+        skipped = true
+        return
+      }
+      return method.call(this)
+    }
+  })
   try {
     return nodeEnd.call(res, chunk, encoding, callback)
   } finally {
-    if (own === undefined) {
-      delete res._implicitHeader
-    } else {
-      Object.defineProperty(res, '_implicitHeader', own)
-    }
+    Object.defineProperty(owner, '_implicitHeader', own)
   }
 }
 

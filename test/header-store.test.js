@@ -9,6 +9,7 @@
 
 const t = require('tap')
 const http = require('node:http')
+const util = require('node:util')
 
 const shim = require('../lib/index.js')
 const { checkParity } = require('./helpers/dual-path.js')
@@ -30,6 +31,9 @@ function readStore (res) {
   return {
     isNull: store === null,
     proto: store === null ? 'none' : protoChain(store),
+    // What console.log(res) shows of it: the name V8 reports for the
+    // store's constructor among the rest.
+    inspect: store === null ? 'none' : util.inspect(store, { breakLength: Infinity, depth: 1 }),
     own: store === null ? [] : Reflect.ownKeys(store),
     forIn: store === null ? [] : (() => { const k = []; for (const key in store) k.push(key); return k })(),
     entries: store === null ? [] : Object.keys(store).map((k) => [store[k][0], plain(store[k][1])]),

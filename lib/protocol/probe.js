@@ -35,6 +35,7 @@
 // flush error: it calls a function of this module that does nothing.
 
 const http = require('node:http')
+const util = require('node:util')
 const EventEmitter = require('node:events')
 const dc = require('node:diagnostics_channel')
 
@@ -80,6 +81,24 @@ function newResponse (SR, OM) {
 }
 
 function noop () {}
+
+// How the shim prints a header store to compare it with Node's
+// (lib/headers.js): options spelt out, so that util.inspect.defaultOptions
+// changed in one process but not the other cannot make them differ.
+const INSPECT = Object.freeze({
+  showHidden: false,
+  depth: 2,
+  colors: false,
+  customInspect: false,
+  showProxy: false,
+  maxArrayLength: 100,
+  maxStringLength: 10000,
+  breakLength: Infinity,
+  compact: 3,
+  sorted: false,
+  getters: false,
+  numericSeparator: false
+})
 
 // A socket that records cork(), uncork() and write() calls and keeps the
 // write callbacks. Writes made while corked are buffered (writableLength
@@ -510,10 +529,11 @@ const OWN_FIELDS = [
  * set: the descriptions of its private symbols, whether its header map
  * holds the header as [name, value] with no key but the stored ones
  * readable through it (a null-prototype object, or from 26.12 an
- * OutgoingHeaders whose prototype is empty and has a null prototype), its
+ * OutgoingHeaders whose prototype is empty and has a null prototype), how
+ * util.inspect() prints that map (storeShown), its
  * cork count, and which fields the shim reads it lacks.
- * @returns {{symbols: string[], headersMap: boolean, nullProtoHeaders: boolean, corked: *,
- *   missing: string[]}}
+ * @returns {{symbols: string[], headersMap: boolean, nullProtoHeaders: boolean,
+ *   storeShown: string|null, corked: *, missing: string[]}}
  */
 function responseShape () {
   const res = newResponse(http.ServerResponse, http.OutgoingMessage)
@@ -522,6 +542,7 @@ function responseShape () {
   const kCorked = findSymbol(res, 'corked')
   let headersMap = false
   let nullProtoHeaders = false
+  let storeShown = null
   const map = kOutHeaders === null ? null : res[kOutHeaders]
   if (map !== null && typeof map === 'object') {
     const proto = Object.getPrototypeOf(map)
@@ -529,11 +550,13 @@ function responseShape () {
     headersMap = (proto === null || (Object.getPrototypeOf(proto) === null &&
       Reflect.ownKeys(proto).every((key) => key === 'constructor'))) &&
       Array.isArray(map['x-probe']) && map['x-probe'][0] === 'x-probe' && map['x-probe'][1] === '1'
+    if (headersMap && Reflect.ownKeys(map).length === 1) storeShown = util.inspect(map, INSPECT)
   }
   return {
     symbols: symbolNames(res),
     headersMap,
     nullProtoHeaders,
+    storeShown,
     corked: kCorked === null ? null : res[kCorked],
     missing: OWN_FIELDS.filter((field) => !(field in res))
   }
@@ -639,4 +662,4 @@ function probeIsolated (fns) {
   return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), isolated: false }
 }
 
-module.exports = { probeProtocol, probeWrite, probeIsolated, probeReport, responseShape }
+module.exports = { probeProtocol, probeWrite, probeIsolated, probeReport, responseShape, INSPECT }

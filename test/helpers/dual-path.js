@@ -13,6 +13,7 @@ const http = require('node:http')
 const https = require('node:https')
 const os = require('node:os')
 const path = require('node:path')
+const util = require('node:util')
 
 const shim = require('../../lib/index.js')
 const { expectedPath } = require('./expect-path.js')
@@ -104,6 +105,11 @@ function plainHeaders (headers) {
   return out
 }
 
+function inspectStore (res) {
+  const sym = Object.getOwnPropertySymbols(res).find((s) => s.description === 'kOutHeaders')
+  return sym === undefined ? 'none' : util.inspect(res[sym], { breakLength: Infinity, depth: 1 })
+}
+
 // The §4.1 fields of the response, plus the ones that decide framing and
 // keep-alive, and the socket fields legacy end() leaves behind.
 function snapshot (res) {
@@ -136,6 +142,10 @@ function snapshot (res) {
     outputSize: res.outputSize,
     outputData: Array.isArray(res.outputData) ? res.outputData.length : res.outputData,
     headers: plainHeaders(res.getHeaders()),
+    // What console.log(res) shows beyond the fields above: the response's
+    // own keys in order, and its header store as printed.
+    ownKeys: Reflect.ownKeys(res).map(String),
+    store: inspectStore(res),
     finishListeners: res.listenerCount('finish'),
     socket: socket
       ? {
