@@ -89,8 +89,6 @@ const directStats = { direct: 0, partial: 0 }
 let TCP = null
 let tcpWriteBuffer = null
 let tcpBytesWritten = null
-// Bytes each handle wrote directly, added to what the handle counts itself.
-const kDirectBytes = Symbol('http-oneshot direct bytes')
 
 function learnHandle (handle) {
   const ctor = handle.constructor
@@ -111,22 +109,53 @@ function learnHandle (handle) {
   return true
 }
 
+// The bytes each handle wrote directly, in a private field of the handle:
+// no key a program can list, nothing util.inspect() prints (a symbol key
+// showed in console.log(socket)). A base class whose constructor returns
+// its argument lets the field go on an object it did not create.
+class Target {
+  constructor (object) {
+    return object
+  }
+}
+
+class DirectBytes extends Target {
+  #bytes
+  constructor (handle, n) {
+    super(handle)
+    this.#bytes = n
+  }
+
+  // Adds `n`; returns true for a handle that had none.
+  static add (handle, n) {
+    if (#bytes in handle) {
+      handle.#bytes += n
+      return false
+    }
+    // eslint-disable-next-line no-new
+    new DirectBytes(handle, n)
+    return true
+  }
+
+  static of (handle) {
+    return handle.#bytes
+  }
+}
+
 // The handle's own counter plus the bytes written directly: an accessor of
-// the handle instance, defined on the first direct write, so the socket's
-// bytesWritten (and the copy it keeps after destroy()) reads what Node's own
-// write would have left.
+// the handle instance (Node's, on LibuvStreamWrap.prototype, cannot be
+// redefined), not enumerable, defined on the first direct write, so the
+// socket's bytesWritten (and the copy it keeps after destroy()) reads what
+// Node's own write would have left.
 function bytesWrittenGetter () {
-  return tcpBytesWritten.call(this) + this[kDirectBytes]
+  return tcpBytesWritten.call(this) + DirectBytes.of(this)
 }
 
 function countDirect (handle, n) {
-  if (handle[kDirectBytes] === undefined) {
-    handle[kDirectBytes] = n
+  if (DirectBytes.add(handle, n)) {
     Object.defineProperty(handle, 'bytesWritten', {
       get: bytesWrittenGetter, enumerable: false, configurable: true
     })
-  } else {
-    handle[kDirectBytes] += n
   }
 }
 
