@@ -392,7 +392,11 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   if (written === total) {
     // Written whole: leave what socket.write() would have left.
     directStats.direct++
-    socket._writableState.pendingcb++
+    const state = socket._writableState
+    state.pendingcb++
+    // writeOrBuffer() leaves sync false after every write; a socket that
+    // never had one still has the true it starts with.
+    if (state.sync) state.sync = false
     socket._unrefTimer()
     countDirect(handle, total)
     markNeedDrain(socket, total)
@@ -403,7 +407,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     const restLength = total - written
     directStats.partial++
     countDirect(handle, written)
-    const onWrite = finishCallback(res)
+    const onWrite = finishCallback(res, protocol.oneStringWrite(chunk, chunked))
     if (out !== null) {
       socket.write(out.subarray(written), onWrite)
     } else if (typeof rest === 'string') {
@@ -421,7 +425,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     }
     markNeedDrain(socket, total)
   } else {
-    const onWrite = finishCallback(res)
+    const onWrite = finishCallback(res, protocol.oneStringWrite(chunk, chunked))
     // The message in the form Node's own end() hands the socket: a failed
     // write of one string leaves the handle's byte counter as it was, where
     // a Buffer or a writev counts the bytes all the same.
@@ -584,10 +588,15 @@ const JOIN_TOTAL = 16 * 1024
 // The handle's writev, learnt with its class (learnHandle()).
 let tcpWritev = null
 
-// The callback of the write that ends `res`: the protocol's onFinish. (A
-// function of its own: a closure created in send() would make every call
-// of send() allocate a context for `res`, written directly or not.)
-function finishCallback (res) {
+// The callback of the write that ends `res`: the protocol's onFinish. A
+// pending write's _writableState.writecb shows it as Node's would be: where
+// Node's end() hands the socket one string (`single`), its own onFinish
+// bound to the response; where it writes several chunks at once, the
+// Writable's unnamed callback of the writev. (A function of its own: a
+// closure created in send() would make every call of send() allocate a
+// context for `res`, written directly or not.)
+function finishCallback (res, single) {
+  if (single) return protocol.onFinish.bind(undefined, res)
   return (err) => protocol.onFinish(res, err)
 }
 
@@ -713,7 +722,7 @@ function latin1Only (buffered, from) {
  */
 function endAfterWrites (res, chunk, encoding, callback) {
   const socket = res.socket
-  const onWrite = finishCallback(res)
+  const onWrite = finishCallback(res, false)
   let flushed = 0
   if (chunk) socket.cork()
   if (res.chunkedEncoding && heldChunks && res[kCorked] !== 0) {

@@ -105,6 +105,27 @@ function plainHeaders (headers) {
   return out
 }
 
+// Every string-keyed field of `obj` and its prototypes (Node's getters
+// included), functions by name, objects by kind.
+function readableFields (obj) {
+  const out = {}
+  for (let p = obj; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const key of Object.getOwnPropertyNames(p)) {
+      if (key === 'constructor' || Object.hasOwn(out, key)) continue
+      let v
+      try {
+        v = obj[key]
+      } catch (err) {
+        v = `throws ${err.code || err.name}`
+      }
+      out[key] = typeof v === 'function'
+        ? `function ${v.name}`
+        : v !== null && typeof v === 'object' ? (Array.isArray(v) ? `array ${v.length}` : 'object') : v
+    }
+  }
+  return out
+}
+
 function inspectStore (res) {
   const sym = Object.getOwnPropertySymbols(res).find((s) => s.description === 'kOutHeaders')
   return sym === undefined ? 'none' : util.inspect(res[sym], { breakLength: Infinity, depth: 1 })
@@ -147,6 +168,7 @@ function snapshot (res) {
     ownKeys: Reflect.ownKeys(res).map(String),
     store: inspectStore(res),
     finishListeners: res.listenerCount('finish'),
+    events: res.eventNames().map(String),
     socket: socket
       ? {
           owner: socket._httpMessage === res,
@@ -157,6 +179,12 @@ function snapshot (res) {
           writableNeedDrain: socket.writableNeedDrain,
           bytesWritten: socket.bytesWritten,
           closeListeners: socket.listenerCount('close'),
+          ownKeys: Reflect.ownKeys(socket).map(String),
+          events: socket.eventNames().map(String),
+          // (afterWriteTickInfo, which Node's write holds until its tick
+          // and a direct write never sets, is left out: README, How it
+          // works.)
+          state: { ...readableFields(socket._writableState), afterWriteTickInfo: '-' },
           // console.log(socket) prints its handle's keys (a TLS handle's
           // time of its handshake differs from run to run).
           handle: util.inspect(socket._handle, { depth: 0, breakLength: Infinity })
