@@ -105,23 +105,34 @@ function plainHeaders (headers) {
   return out
 }
 
+// Fields left unread: the connection's ports (they differ from run to
+// run), and the deprecated _headers and _headerNames (each read warns;
+// getHeaders() and the store stand for them).
+const RUN_FIELDS = new Set(['localPort', 'remotePort', '_headers', '_headerNames'])
+
 // Every string-keyed field of `obj` and its prototypes (Node's getters
-// included), functions by name, objects by kind.
+// included), sorted, functions by name, objects by kind. (The shim's own
+// methods sit on ServerResponse.prototype, ahead of OutgoingMessage's.)
 function readableFields (obj) {
   const out = {}
+  const keys = new Set()
   for (let p = obj; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
     for (const key of Object.getOwnPropertyNames(p)) {
-      if (key === 'constructor' || Object.hasOwn(out, key)) continue
-      let v
-      try {
-        v = obj[key]
-      } catch (err) {
-        v = `throws ${err.code || err.name}`
-      }
-      out[key] = typeof v === 'function'
-        ? `function ${v.name}`
-        : v !== null && typeof v === 'object' ? (Array.isArray(v) ? `array ${v.length}` : 'object') : v
+      if (key !== 'constructor' && !RUN_FIELDS.has(key)) keys.add(key)
     }
+  }
+  for (const key of [...keys].sort()) {
+    let v
+    try {
+      v = obj[key]
+    } catch (err) {
+      v = `throws ${err.code || err.name}`
+    }
+    out[key] = typeof v === 'function'
+      ? `function ${v.name}`
+      : typeof v === 'string'
+        ? maskDate(v)
+        : v !== null && typeof v === 'object' ? (Array.isArray(v) ? `array ${v.length}` : 'object') : v
   }
   return out
 }
@@ -169,6 +180,7 @@ function snapshot (res) {
     store: inspectStore(res),
     finishListeners: res.listenerCount('finish'),
     events: res.eventNames().map(String),
+    fields: readableFields(res),
     socket: socket
       ? {
           owner: socket._httpMessage === res,
@@ -180,6 +192,7 @@ function snapshot (res) {
           bytesWritten: socket.bytesWritten,
           closeListeners: socket.listenerCount('close'),
           ownKeys: Reflect.ownKeys(socket).map(String),
+          fields: readableFields(socket),
           events: socket.eventNames().map(String),
           // (afterWriteTickInfo, which Node's write holds until its tick
           // and a direct write never sets, is left out: README, How it
