@@ -29,7 +29,8 @@ t.test(`${count} random fixtures of seed ${seed}`, async t => {
     const about = { fixture: fx.name, calls: fx.describe(), path: patched.path }
     t.equal(patched.bytes, legacy.bytes, `${fx.name}: same bytes on the wire`, about)
     t.strictSame(patched.state, legacy.state, `${fx.name}: same response state`, about)
-    t.strictSame(patched.events, legacy.events, `${fx.name}: same events in the same order`, about)
+    // Each event with the AsyncLocalStorage store it ran in.
+    t.strictSame(patched.contexts, legacy.contexts, `${fx.name}: same events in the same order and context`, about)
     t.equal(patched.timedOut, legacy.timedOut, `${fx.name}: both runs settled the same way`, about)
     native += patched.path.native || 0
   }

@@ -14,6 +14,7 @@ const https = require('node:https')
 const os = require('node:os')
 const path = require('node:path')
 const util = require('node:util')
+const { AsyncLocalStorage } = require('node:async_hooks')
 
 const shim = require('../../lib/index.js')
 const { expectedPath } = require('./expect-path.js')
@@ -104,6 +105,11 @@ function plainHeaders (headers) {
   for (const name of Object.keys(headers)) out[name] = plainValue(headers[name])
   return out
 }
+
+const als = new AsyncLocalStorage()
+// On from the start, for both paths alike: a store first set later would
+// mark only the resources created after it (kResourceStore, Node 20 and 22).
+als.run(null, () => {})
 
 // Fields left unread: the connection's ports (they differ from run to
 // run), and the deprecated _headers and _headerNames (each read warns;
@@ -264,6 +270,7 @@ async function capture (fx, { patched, tls: tlsOptions } = {}) {
   const expectedResponses = fx.responses ?? countRequests(requests)
   const method = fx.method ?? requestMethods(requests)
   const events = []
+  const contexts = []
   const responses = []
   let responsesClosed = 0
   let uninstall = null
@@ -280,7 +287,13 @@ async function capture (fx, { patched, tls: tlsOptions } = {}) {
     const rec = { state: {}, errors: [], records: [] }
     responses.push(rec)
     const label = requests.length > 1 || expectedResponses > 1 ? `${index}:` : ''
-    const event = name => events.push(label + name)
+    // Each event, and (in `contexts`) the AsyncLocalStorage store it ran
+    // in: the handler runs in its own, and APM agents rely on the store
+    // reaching 'finish' and the callbacks.
+    const event = name => {
+      events.push(label + name)
+      contexts.push(`${label}${name}@${als.getStore() ?? '-'}`)
+    }
     let marked = false
 
     if (!fx.date) res.sendDate = false
@@ -340,7 +353,7 @@ async function capture (fx, { patched, tls: tlsOptions } = {}) {
 
     let result
     try {
-      result = fx.handler(req, res, ctx)
+      result = als.run(index, fx.handler, req, res, ctx)
     } catch (err) {
       afterThrow(err)
       return
@@ -369,6 +382,10 @@ async function capture (fx, { patched, tls: tlsOptions } = {}) {
   // high-water mark, before that write's callback).
   server.on(tlsOptions ? 'secureConnection' : 'connection', socket => {
     socket.on('drain', () => events.push('socket-drain'))
+    // (Its 'end', 'finish' and 'close' may come after the run settles,
+    // earlier or later from run to run: not recorded.)
+    socket.on('timeout', () => events.push('socket-timeout'))
+    socket.on('error', err => events.push('socket-error' + errorLabel(err)))
   })
   server.on('clientError', (err, socket) => {
     events.push('clientError' + errorLabel(err))
@@ -442,6 +459,7 @@ async function capture (fx, { patched, tls: tlsOptions } = {}) {
     parsed: parseResponse(raw, { method, eof: true }),
     state: responses,
     events,
+    contexts,
     path: pathCounts(stats),
     stats,
     timedOut
@@ -483,6 +501,7 @@ async function checkParity (t, fx, options = {}) {
   t.equal(native.bytes, legacy.bytes, 'same bytes on the wire')
   t.strictSame(native.state, legacy.state, 'same response state')
   t.strictSame(native.events, legacy.events, 'same events in the same order')
+  t.strictSame(native.contexts, legacy.contexts, 'each event in the same async context')
   t.equal(native.timedOut, legacy.timedOut, 'both runs settled the same way')
   t.strictSame(legacy.path, {}, 'the unpatched run never reaches the shim')
   // fx.path states the path for an active shim; expectedPath() maps it to
