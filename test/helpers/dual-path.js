@@ -187,6 +187,12 @@ function snapshot (res) {
     finishListeners: res.listenerCount('finish'),
     events: res.eventNames().map(String),
     fields: readableFields(res),
+    // The process's pending requests, handles and timers (ticks and
+    // WriteWraps among them), by kind.
+    resources: process.getActiveResourcesInfo().sort().join(),
+    // The request (its readable state among the fields): what 'finish'
+    // does to it (resOnFinish() dumps an unread body) happens alike.
+    req: res.req ? { ...readableFields(res.req), readableState: readableFields(res.req._readableState) } : null,
     socket: socket
       ? {
           owner: socket._httpMessage === res,
