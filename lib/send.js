@@ -138,7 +138,7 @@ class DirectBytes extends Target {
   }
 
   static of (handle) {
-    return handle.#bytes
+    return #bytes in handle ? handle.#bytes : 0
   }
 }
 
