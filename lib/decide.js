@@ -4,6 +4,7 @@
 // native path or the reason Node's own end() must run. Each check says which
 // part of lib/_http_outgoing.js or lib/_http_server.js (Node v20) it mirrors.
 
+const { Buffer } = require('node:buffer')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
@@ -53,9 +54,43 @@ const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
 const options = { maxBodySize: DEFAULT_MAX_BODY }
 
 const { isUint8Array } = util.types
+const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
+const intrinsic = name => Object.getOwnPropertyDescriptor(typedArrayProto, name).get
+const viewBuffer = intrinsic('buffer')
+const viewByteOffset = intrinsic('byteOffset')
+const viewByteLength = intrinsic('byteLength')
+const viewLength = intrinsic('length')
 const httpDebug = util.debuglog('http').enabled
 // Node's checkInvalidHeaderChar (lib/_http_common.js).
 const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+
+/**
+ * Whether Node's Writable would turn `chunk`, a Uint8Array it writes, into
+ * the same bytes C reads. A Buffer is written as it is. Any other
+ * Uint8Array becomes a Buffer first (Stream._uint8ArrayToBuffer(): a
+ * FastBuffer over chunk.buffer, chunk.byteOffset and chunk.byteLength, read
+ * as lookups, as here), which throws a TypeError for a view whose
+ * ArrayBuffer was detached (transferred), from inside end() or write().
+ * Such views, and views whose three properties do not read as the view's
+ * own bytes, are Node's to write.
+ * @param {Uint8Array} chunk
+ * @returns {boolean}
+ */
+function writtenAsIs (chunk) {
+  if (chunk instanceof Buffer) return true
+  const buffer = viewBuffer.call(chunk)
+  if (chunk.buffer !== buffer || chunk.byteOffset !== viewByteOffset.call(chunk) ||
+      chunk.byteLength !== viewByteLength.call(chunk)) {
+    return false
+  }
+  if (viewLength.call(chunk) !== 0) return true
+  // An empty view: empty, or detached (ArrayBuffer#detached is Node 22+).
+  try {
+    return new Uint8Array(buffer, 0, 0).length === 0
+  } catch {
+    return false
+  }
+}
 
 const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, kChunkedBuffer, Socket } =
   internals === null ? {} : internals
@@ -214,11 +249,21 @@ function fallbackReason (res, chunk, encoding) {
     }
   }
 
-  if (res._header === null) return freshReason(res, dropped)
-  // writeHead() rendered the header: its framing is already decided.
-  if (typeof res._header !== 'string') return FALLBACK.INVALID
-  const headers = res[kOutHeaders]
-  return headers ? headersReason(headers) : null
+  let reason
+  if (res._header === null) {
+    reason = freshReason(res, dropped)
+  } else if (typeof res._header !== 'string') {
+    // writeHead() rendered the header: its framing is already decided.
+    return FALLBACK.INVALID
+  } else {
+    const headers = res[kOutHeaders]
+    reason = headers ? headersReason(headers) : null
+  }
+  // Last: it reads the chunk's properties, once, where Node's write would.
+  if (reason === null && chunk && !dropped && typeof chunk !== 'string' && !writtenAsIs(chunk)) {
+    return FALLBACK.CHUNK_TYPE
+  }
+  return reason
 }
 
 // Values stored by setHeader() were validated then and are rendered without
@@ -368,6 +413,7 @@ function writeReason (res, chunk, encoding) {
   if (res.outputData.length !== 0 || res[kCorked] !== 0) return FALLBACK.SOCKET_BUSY
   if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
   return null
 }
 
@@ -434,6 +480,7 @@ function tailReason (res, chunk, encoding) {
   }
   // Node 22's end() calls the response's uncork().
   if (methodsPatched(res, socket) || res.uncork !== resUncork) return FALLBACK.PATCHED
+  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
   return null
 }
 
@@ -489,13 +536,14 @@ function heldTailReason (res, chunk, encoding) {
     }
     // Sent by write_() as it comes, after everything before it.
     if (!chunk || held.length !== 0 || res._headerSent !== true) return WRITE.NOTHING_HELD
-    return chunk.length === 0 ? WRITE.EMPTY_CHUNK : null
+    if (chunk.length === 0) return WRITE.EMPTY_CHUNK
+    return typeof chunk !== 'string' && !writtenAsIs(chunk) ? FALLBACK.CHUNK_TYPE : null
   }
   if (res.chunkedEncoding !== false) return FALLBACK.INVALID
   // Without chunked framing write_() holds nothing; the chunk carries
   // 'finish' (and end() without one writes an empty string or waits a tick).
   if (!chunk || held.length !== 0 || res._headerSent !== true) return WRITE.NOTHING_HELD
-  return null
+  return typeof chunk !== 'string' && !writtenAsIs(chunk) ? FALLBACK.CHUNK_TYPE : null
 }
 
 /**
