@@ -442,11 +442,21 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     }
     markNeedDrain(socket, total)
   }
+  // end() then emits 'prefinish' (finishSent()), once the caller counted
+  // the response: a listener may throw.
   res.finished = true
+  return 0
+}
+
+/**
+ * What end() does last, after `finished`: _finish(), which emits
+ * 'prefinish', where the response holds no output and owns its socket.
+ * @param {http.ServerResponse} res
+ */
+function finishSent (res) {
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
     res._finish()
   }
-  return 0
 }
 
 // --- write() with chunked framing -------------------------------------------
@@ -775,9 +785,7 @@ function endAfterWrites (res, chunk, encoding, callback) {
   // uncork(), which takes it to 0 and finds no chunks held.
   res[kCorked] = 0
   res.finished = true
-  if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
-    res._finish()
-  }
+  finishSent(res)
   return flushed
 }
 
@@ -909,6 +917,7 @@ module.exports = {
   SEND_TOO_LARGE,
   countLines,
   send,
+  finishSent,
   writeChunk,
   endAfterWrites,
   joinWaiting,

@@ -13,7 +13,7 @@ const decide = require('./decide.js')
 const render = require('./render.js')
 const headers = require('./headers.js')
 const {
-  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, writeChunk, endAfterWrites, flushChunks,
+  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
   directHandle, directStats
 } = require('./send.js')
 
@@ -193,6 +193,7 @@ function nativeEnd (res, chunk, encoding, callback) {
     return false
   }
   stats.native++
+  finishSent(res)
   return true
 }
 
