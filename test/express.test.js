@@ -205,6 +205,112 @@ t.test('on-headers middleware (morgan, response-time, express-session)', async t
   ], { native: 3 }, totals))
 })
 
+// What express apps send besides res.send(): files (express.static,
+// res.sendFile(), res.download()) with ranges and conditional requests, and
+// the response helpers that set headers first.
+t.test('files, ranges, conditional requests and header helpers', async t => {
+  fs.writeFileSync(path.join(dir, 'small.json'), '{"a":1}')
+  const app = express()
+  app.set('env', 'test')
+  app.use('/static', express.static(dir))
+  app.get('/sendfile', (req, res) => res.sendFile(file))
+  app.get('/download', (req, res) => res.download(path.join(dir, 'small.json')))
+  app.get('/cookie', (req, res) => {
+    res.cookie('a', 'b', { httpOnly: true })
+    res.cookie('c', 'd')
+    res.send('ok')
+  })
+  app.get('/clear', (req, res) => {
+    res.clearCookie('a')
+    res.end()
+  })
+  app.get('/append', (req, res) => {
+    res.append('Link', ['<a>', '<b>'])
+    res.append('Warning', '199 Misc')
+    res.send('x')
+  })
+  app.get('/vary', (req, res) => {
+    res.vary('Accept')
+    res.vary('Origin')
+    res.json([1])
+  })
+  app.get('/jsonp', (req, res) => res.jsonp({ x: 1 }))
+  app.get('/format', (req, res) => res.format({
+    text () { res.send('t') },
+    html () { res.send('<p>h</p>') },
+    default () { res.status(406).send('no') }
+  }))
+  app.get('/location', (req, res) => {
+    res.location('/x')
+    res.status(302).end()
+  })
+  app.get('/write-end', (req, res) => {
+    res.write('a')
+    res.write(Buffer.from('b'))
+    res.end('c')
+  })
+  app.get('/set', (req, res) => {
+    res.set({ 'X-A': '1', 'X-B': ['2', '3'] })
+    res.send('s')
+  })
+  app.get('/etag', (req, res) => {
+    res.set('ETag', '"abc"')
+    res.send('body')
+  })
+  app.get('/links', (req, res) => {
+    res.links({ next: '/n', last: '/l' })
+    res.send('l')
+  })
+  app.get('/attachment', (req, res) => {
+    res.attachment('résumé.pdf')
+    res.send(Buffer.from('%PDF'))
+  })
+  app.get('/big', (req, res) => res.send('y'.repeat(70000)))
+  app.get('/unicode', (req, res) => res.send('日本語テキスト'.repeat(100)))
+  const port = await serve(t, app)
+  const native1 = { native: 1 }
+  const streamed = { 'headers-sent': 1 }
+  const cases = [
+    ['express.static', GET('/static/data.txt'), streamed],
+    ['express.static, HEAD', request('HEAD', '/static/data.txt'), native1],
+    ['express.static, Range', GET('/static/data.txt', { Range: 'bytes=0-9' }), streamed],
+    ['express.static, unsatisfiable Range (416)', GET('/static/data.txt', { Range: 'bytes=9999-' }), native1],
+    ['express.static, missing file (404)', GET('/static/missing'), native1],
+    ['express.static, a directory', GET('/static/'), native1],
+    ['res.sendFile', GET('/sendfile'), streamed],
+    ['res.sendFile, If-Modified-Since (304)',
+      GET('/sendfile', { 'If-Modified-Since': new Date(Date.now() + 86400000).toUTCString() }), native1],
+    ['res.download', GET('/download'), streamed],
+    ['res.cookie', GET('/cookie'), native1],
+    ['res.clearCookie + end()', GET('/clear'), native1],
+    ['res.append', GET('/append'), native1],
+    ['res.vary + res.json', GET('/vary'), native1],
+    ['res.jsonp with a callback', GET('/jsonp?callback=cb'), native1],
+    ['res.format, html', GET('/format', { Accept: 'text/html' }), native1],
+    ['res.format, 406', GET('/format', { Accept: 'image/png' }), native1],
+    ['res.location + end()', GET('/location'), native1],
+    ['write() twice then end()', GET('/write-end'), native1],
+    ['res.set with an array', GET('/set'), native1],
+    ['a strong ETag, If-None-Match (304)', GET('/etag', { 'If-None-Match': '"abc"' }), native1],
+    ['a strong ETag, HEAD', request('HEAD', '/etag'), native1],
+    ['res.links', GET('/links'), native1],
+    ['res.attachment with a non-ASCII name', GET('/attachment'), native1],
+    ['res.send(70 KB string)', GET('/big'), native1],
+    ['res.send(non-ASCII text), HEAD', request('HEAD', '/unicode'), native1]
+  ]
+  for (const [name, req, expected] of cases) {
+    await t.test(name, t => compare(t, port, req, expected, totals))
+  }
+  await t.test('keep-alive mix', t => {
+    const keep = (method, p, headers) => request(method, p, headers, false)
+    return compare(t, port, [
+      keep('GET', '/static/data.txt'), keep('HEAD', '/unicode'),
+      keep('GET', '/etag', { 'If-None-Match': '"abc"' }), keep('GET', '/write-end'), keep('GET', '/big'),
+      keep('GET', '/format', { Accept: 'image/png' }), GET('/cookie')
+    ], { native: 6, 'headers-sent': 1 }, totals)
+  })
+})
+
 t.test('totals', async t => {
   const text = totals.format('express')
   t.comment(text)
