@@ -128,6 +128,65 @@ t.test('fastify on a loopback server', async t => {
   })
 })
 
+// Payloads and reply helpers beyond the common ones: Uint8Array payloads,
+// reply.headers(), reply.hijack() with the raw response, 304 with a payload
+// Node drops, custom serializers, onSend hooks, async handlers.
+t.test('fastify: Uint8Array payloads, hijack, hooks and serializers', async t => {
+  const native1 = { native: 1 }
+  const app = Fastify()
+  app.get('/u8', (req, reply) => { reply.send(new TextEncoder().encode('u8 body')) })
+  app.get('/u8-typed', (req, reply) => {
+    reply.type('application/octet-stream').send(new Uint8Array([1, 2, 3]))
+  })
+  app.get('/null', (req, reply) => { reply.send(null) })
+  app.get('/headers', (req, reply) => {
+    reply.headers({ 'x-a': '1', 'x-b': 2 }).header('x-c', ['3', '4']).send('h')
+  })
+  app.get('/raw', (req, reply) => {
+    reply.hijack()
+    reply.raw.writeHead(200, { 'content-type': 'text/plain', 'content-length': 3 })
+    reply.raw.end('raw')
+  })
+  app.get('/raw-write', (req, reply) => {
+    reply.hijack()
+    reply.raw.write('a')
+    reply.raw.end('b')
+  })
+  app.get('/304', (req, reply) => { reply.code(304).send() })
+  app.get('/304-body', (req, reply) => { reply.code(304).send('ignored') })
+  app.get('/error-object', (req, reply) => { reply.send(new Error('sent error')) })
+  app.get('/big', (req, reply) => { reply.send('f'.repeat(30000)) })
+  app.get('/status-299', (req, reply) => { reply.code(299).send('odd') })
+  app.get('/serializer', (req, reply) => {
+    reply.serializer(payload => 'custom:' + JSON.stringify(payload)).send({ a: 1 })
+  })
+  app.get('/async-string', async () => 'plain')
+  app.get('/async-buffer', async () => Buffer.from('buf'))
+  app.get('/async-null', async (req, reply) => {
+    reply.code(204)
+    return null
+  })
+  app.register(async scoped => {
+    scoped.addHook('onRequest', async (req, reply) => { reply.header('x-hook', 'yes') })
+    scoped.addHook('onSend', async (req, reply, payload) =>
+      typeof payload === 'string' ? payload.toUpperCase() : payload)
+    scoped.get('/hooked', async () => 'lower')
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = app.server.address().port
+  t.teardown(() => app.close())
+  const paths = [
+    '/u8', '/u8-typed', '/null', '/headers', '/raw', '/raw-write', '/304', '/304-body', '/error-object',
+    '/big', '/status-299', '/serializer', '/async-string', '/async-buffer', '/async-null', '/hooked'
+  ]
+  for (const p of paths) {
+    await t.test(`GET ${p}`, t => compare(t, port, GET(p), native1, totals))
+    await t.test(`HEAD ${p}`, t => compare(t, port, request('HEAD', p), native1, totals))
+  }
+  await t.test('keep-alive mix', t => compare(t, port, paths.map(p => request('GET', p, {}, false))
+    .concat([GET('/u8')]), { native: 17 }, totals))
+})
+
 function injected (res) {
   const headers = { ...res.headers }
   delete headers.date

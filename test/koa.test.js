@@ -128,6 +128,105 @@ t.test('koa on a loopback server', async t => {
   })
 })
 
+// Bodies and helpers beyond the common ones: Uint8Array bodies (from
+// TextEncoder, as web-standard code makes them), ctx.etag with a fresh
+// request, attachments, header arrays, ctx.respond = false, bodies Node
+// drops, and statuses without a body.
+const MORE_ROUTES = {
+  '/u8': ctx => { ctx.body = new TextEncoder().encode('text encoder body') },
+  '/u8-json': ctx => {
+    ctx.type = 'json'
+    ctx.body = new TextEncoder().encode('{"a":1}')
+  },
+  '/attachment': ctx => {
+    ctx.attachment('r é.txt')
+    ctx.body = 'x'
+  },
+  '/set-array': ctx => {
+    ctx.set('X-Arr', ['1', '2'])
+    ctx.set({ 'X-O': 'o' })
+    ctx.body = 'y'
+  },
+  '/etag': ctx => {
+    ctx.etag = 'abc'
+    ctx.status = 200
+    if (ctx.fresh) {
+      ctx.status = 304
+      return
+    }
+    ctx.body = 'fresh body'
+  },
+  '/status-only': ctx => { ctx.status = 200 },
+  '/status-418': ctx => { ctx.status = 418 },
+  '/remove-type': ctx => {
+    ctx.body = 'z'
+    ctx.remove('Content-Type')
+  },
+  '/length': ctx => {
+    ctx.body = 'abc'
+    ctx.length = 3
+  },
+  '/vary': ctx => {
+    ctx.vary('Accept')
+    ctx.body = { v: 1 }
+  },
+  '/respond-false': ctx => {
+    ctx.respond = false
+    ctx.res.writeHead(200, { 'content-length': 2 })
+    ctx.res.end('rf')
+  },
+  '/respond-false-set': ctx => {
+    ctx.respond = false
+    ctx.res.setHeader('x', 'y')
+    ctx.res.end('rf2')
+  },
+  '/big': ctx => { ctx.body = 'k'.repeat(20000) },
+  '/big-buffer': ctx => { ctx.body = Buffer.alloc(20000, 107) },
+  '/stream-u8': ctx => {
+    ctx.type = 'text'
+    ctx.body = Readable.from([new TextEncoder().encode('a'), new TextEncoder().encode('b')])
+  },
+  '/redirect-back': ctx => { ctx.redirect('back', '/alt') },
+  '/throw-headers': ctx => { ctx.throw(401, 'no', { headers: { 'WWW-Authenticate': 'Basic' } }) },
+  '/304-body': ctx => {
+    ctx.status = 304
+    ctx.body = 'ignored'
+  },
+  '/205': ctx => {
+    ctx.status = 205
+    ctx.body = 'x'
+  },
+  '/empty-string': ctx => { ctx.body = '' }
+}
+
+t.test('koa: Uint8Array bodies, etags, attachments, ctx.respond = false', async t => {
+  const app = new Koa()
+  app.silent = true
+  app.use(async ctx => {
+    const route = MORE_ROUTES[ctx.path]
+    if (route) await route(ctx)
+  })
+  const server = http.createServer(app.callback())
+  const port = await listen(server)
+  t.teardown(() => close(server))
+  // Node's own path for GET: a Content-Disposition value Node renders
+  // itself, a 205 with a body (chunked), and a stream (write() first).
+  const getPath = {
+    '/attachment': { invalid: 1 },
+    '/205': { chunked: 1 },
+    '/stream-u8': { 'headers-sent': 1 }
+  }
+  for (const p of Object.keys(MORE_ROUTES)) {
+    await t.test(`GET ${p}`, t => compare(t, port, GET(p), getPath[p] || { native: 1 }, totals))
+    await t.test(`HEAD ${p}`, t => compare(t, port, request('HEAD', p), { native: 1 }, totals))
+  }
+  await t.test('GET /etag with If-None-Match (304)', t =>
+    compare(t, port, GET('/etag', { 'If-None-Match': '"abc"' }), { native: 1 }, totals))
+  await t.test('keep-alive mix', t => compare(t, port, [
+    '/u8', '/etag', '/respond-false', '/304-body', '/stream-u8', '/big-buffer', '/status-418'
+  ].map(p => request('GET', p, {}, false)).concat([GET('/u8-json')]), { native: 7, 'headers-sent': 1 }, totals))
+})
+
 t.test('totals', async t => {
   t.comment(totals.format('koa'))
   totals.check(t, 'koa')
