@@ -267,11 +267,13 @@ function countRequests (requests) {
  * @param {object} options
  * @param {boolean} options.patched Install the shim around the run.
  * @param {{key: string, cert: string}} [options.tls] Serve over HTTPS.
+ * @param {string} [options.path] Listen on this UNIX domain socket rather
+ *   than on a port of 127.0.0.1.
  * @returns {Promise<object>} bytes (latin1 text, Date masked), raw (Buffer),
  *   parsed (parseResponse result), state, events, path (pathCounts), stats,
  *   timedOut.
  */
-async function capture (fx, { patched, tls: tlsOptions } = {}) {
+async function capture (fx, { patched, tls: tlsOptions, path: socketPath } = {}) {
   const requests = toRequests(fx.request)
   const expectedResponses = fx.responses ?? countRequests(requests)
   const method = fx.method ?? requestMethods(requests)
@@ -399,10 +401,16 @@ async function capture (fx, { patched, tls: tlsOptions } = {}) {
   })
   if (fx.setup) fx.setup(server, { events })
 
-  await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
+  let port
+  if (socketPath === undefined) {
+    await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
+    port = server.address().port
+  } else {
+    fs.rmSync(socketPath, { force: true })
+    await new Promise(resolve => server.listen(socketPath, resolve))
+  }
 
-  const client = new RawClient({ port, tls: tlsOptions !== undefined, method })
+  const client = new RawClient({ port, path: socketPath, tls: tlsOptions !== undefined, method })
   if (fx.client) fx.client(client)
   let timedOut = false
   let lingerTimer = null
@@ -498,7 +506,9 @@ function makeCertificate () {
  *
  * @param {object} t A tap test.
  * @param {object} fx The fixture.
- * @param {object} [options] Passed on to capture() (for example tls).
+ * @param {object} [options] Passed on to capture() (for example tls), and
+ *   pathMatches, a stand-in for pathMatches() where the socket changes
+ *   the path a fixture states.
  * @returns {Promise<{legacy: object, native: object}>} Both captures.
  */
 async function checkParity (t, fx, options = {}) {
@@ -513,7 +523,7 @@ async function checkParity (t, fx, options = {}) {
   // fx.path states the path for an active shim; expectedPath() maps it to
   // this Node line.
   const wanted = expectedPath(fx.path)
-  if (!pathMatches(native.path, wanted)) {
+  if (!(options.pathMatches || pathMatches)(native.path, wanted)) {
     t.fail('path taken', { found: native.path, wanted })
   } else {
     t.pass('path taken: ' + JSON.stringify(native.path))

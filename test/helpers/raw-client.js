@@ -13,20 +13,22 @@ const { parseResponse } = require('./llhttp.js')
 class RawClient {
   /**
    * @param {object} options
-   * @param {number} options.port The server's port on 127.0.0.1.
+   * @param {number} [options.port] The server's port on 127.0.0.1.
+   * @param {string} [options.path] The server's UNIX domain socket instead.
    * @param {boolean} [options.tls] Connect with TLS, accepting any certificate.
    * @param {string|string[]} [options.method='GET'] Request method the
    *   parser assumes, or one per response (see parseResponse()).
    */
-  constructor ({ port, tls: useTls = false, method = 'GET' }) {
+  constructor ({ port, path, tls: useTls = false, method = 'GET' }) {
     this.method = method
     this.chunks = []
     this.closed = false
     this.errors = []
     this.waiters = []
+    const where = path === undefined ? { port, host: '127.0.0.1' } : { path }
     this.socket = useTls
-      ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false, servername: 'localhost' })
-      : net.connect({ port, host: '127.0.0.1' })
+      ? tls.connect({ ...where, rejectUnauthorized: false, servername: 'localhost' })
+      : net.connect(where)
     this.ready = new Promise((resolve, reject) => {
       this.socket.once(useTls ? 'secureConnect' : 'connect', resolve)
       this.socket.once('error', reject)
