@@ -54,17 +54,24 @@ const ROUTES = {
   '/teapot': ctx => ctx.throw(418, 'short and stout')
 }
 
-t.test('koa on a loopback server', async t => {
+// A koa app answering `routes` (path -> middleware) on a loopback
+// server closed when `t` ends; resolves to its port.
+async function serveRoutes (t, routes) {
   const app = new Koa()
   // Koa prints unexposed errors to stderr unless silent.
   app.silent = true
   app.use(async ctx => {
-    const route = ROUTES[ctx.path]
+    const route = routes[ctx.path]
     if (route) await route(ctx)
   })
   const server = http.createServer(app.callback())
   const port = await listen(server)
   t.teardown(() => close(server))
+  return port
+}
+
+t.test('koa on a loopback server', async t => {
+  const port = await serveRoutes(t, ROUTES)
   const native1 = { native: 1 }
 
   t.test('ctx.body = object', async t => {
@@ -200,15 +207,7 @@ const MORE_ROUTES = {
 }
 
 t.test('koa: Uint8Array bodies, etags, attachments, ctx.respond = false', async t => {
-  const app = new Koa()
-  app.silent = true
-  app.use(async ctx => {
-    const route = MORE_ROUTES[ctx.path]
-    if (route) await route(ctx)
-  })
-  const server = http.createServer(app.callback())
-  const port = await listen(server)
-  t.teardown(() => close(server))
+  const port = await serveRoutes(t, MORE_ROUTES)
   // Node's own path for GET: a Content-Disposition value Node renders
   // itself, a 205 with a body (chunked), and a stream (write() first).
   const getPath = {
