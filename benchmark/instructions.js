@@ -5,7 +5,7 @@
 // (native) and the limit stub side by side:
 //   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,head,status204,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
-//     [jobs=2] [node=<path>] [json=<file>] [semi=16]
+//     [jobs=2] [runs=1] [node=<path>] [json=<file>] [semi=16]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
 // `callgrind_control -z`, sends `requests` more requests on the same
@@ -16,6 +16,11 @@
 // (--min-semi-space-size = --max-semi-space-size): left to V8, it grows
 // or not from run to run, and the scavenges per request with it, which
 // moved the same code's count by up to 1.5k. semi=0 leaves V8's own sizing.
+// Even so, one server's count differs from the next one's of the same code
+// by up to about 1k (JIT and inline-cache states, where the GC leaves
+// objects): with runs=N every measurement is made N times, in N rounds of
+// all shapes and modes, and the table shows each cell's median with its
+// range, and the medians' difference and ratio.
 
 const { execFile, execFileSync, spawn } = require('node:child_process')
 const fs = require('node:fs')
@@ -452,6 +457,14 @@ async function measure ({ shape, mode, node, warmup, requests, connections, semi
   }
 }
 
+// The median of the runs' Ir per request (the mean of the middle two for
+// an even count).
+function medianIr (runs) {
+  const irs = runs.map((r) => r.irPerRequest).sort((a, b) => a - b)
+  const mid = irs.length >> 1
+  return irs.length % 2 === 1 ? irs[mid] : (irs[mid - 1] + irs[mid]) / 2
+}
+
 function k (ir) {
   return `${(ir / 1000).toFixed(1)}k`
 }
@@ -469,6 +482,7 @@ async function main () {
     requests: 8000,
     c: 1,
     jobs: 2,
+    runs: 1,
     node: process.execPath,
     json: '',
     semi: 16
@@ -480,7 +494,7 @@ async function main () {
   if (shapes.length === 0) throw usage('no shape given')
   const modes = parseModes(opts.modes)
   if (!Number.isInteger(opts.warmup) || opts.warmup < 0) throw usage('warmup must be a non-negative integer')
-  for (const key of ['requests', 'c', 'jobs']) {
+  for (const key of ['requests', 'c', 'jobs', 'runs']) {
     if (!Number.isInteger(opts[key]) || opts[key] < 1) throw usage(`${key} must be a positive integer`)
   }
   if (opts.requests < opts.c) throw usage('requests must be at least c')
@@ -504,13 +518,17 @@ async function main () {
     (opts.semi > 0 ? `young generation fixed at ${opts.semi} MiB` : 'V8\'s own young generation sizing'))
   const started = Date.now()
   const tasks = []
-  for (const name of shapes) {
-    for (const mode of modes) {
-      if (!(mode === 'limit' && SHAPES[name].app !== undefined)) tasks.push({ name, mode })
+  for (let run = 1; run <= opts.runs; run++) {
+    for (const name of shapes) {
+      for (const mode of modes) {
+        if (!(mode === 'limit' && SHAPES[name].app !== undefined)) tasks.push({ name, mode, run })
+      }
     }
   }
-  // Longest first, so that the last server to finish is a short one.
-  tasks.sort((a, b) => SHAPES[b.name].weight - SHAPES[a.name].weight)
+  // Round by round; in a round the longest first, so that the last server
+  // to finish is a short one.
+  tasks.sort((a, b) => a.run - b.run || SHAPES[b.name].weight - SHAPES[a.name].weight)
+  // results[shape][mode]: the runs' measurements, in the order they ended.
   const results = Object.fromEntries(shapes.map((name) => [name, {}]))
   const warnings = []
   // `jobs` servers at a time: callgrind runs all of a server's threads on
@@ -518,10 +536,11 @@ async function main () {
   let next = 0
   async function worker () {
     while (next < tasks.length) {
-      const { name, mode } = tasks[next++]
+      const { name, mode, run } = tasks[next++]
       const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi })
-      results[name][mode] = r
+      ;(results[name][mode] ??= []).push(r)
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
+        (opts.runs > 1 ? `run ${run}/${opts.runs} ` : '') +
         `(${r.requests} × ${r.bytesPerResponse} B, all threads ${k(r.irAllThreads / r.requests)}; ` +
         `${r.seconds.toFixed(0)} s: start ${r.phases.start.toFixed(1)}, warm-up ${r.phases.warmup.toFixed(1)}, measured ${r.phases.measured.toFixed(1)})`
       if (mode === 'native') {
@@ -539,7 +558,7 @@ async function main () {
   for (const name of shapes) {
     // The shim must send the same bytes as Node, and the limit stub was
     // built to; only Date may differ.
-    const heads = Object.fromEntries(Object.entries(results[name]).map(([mode, r]) => [mode, normalizeHead(r.head)]))
+    const heads = Object.fromEntries(Object.entries(results[name]).map(([mode, runs]) => [mode, normalizeHead(runs[0].head)]))
     for (const mode of Object.keys(heads)) {
       if (mode !== 'legacy' && heads.legacy !== undefined && heads[mode] !== heads.legacy) {
         warnings.push(`WARNING: ${name}: the ${mode} response head differs from legacy:\n` +
@@ -554,14 +573,20 @@ async function main () {
     '|---|---:|---:|---:|---:|---:|'
   ]
   for (const name of shapes) {
-    const r = results[name]
-    const cell = (mode) => (r[mode] ? k(r[mode].irPerRequest) : '–')
-    const diff = r.native && r.limit ? k(r.native.irPerRequest - r.limit.irPerRequest) : '–'
-    const ratio = r.native && r.legacy ? (r.native.irPerRequest / r.legacy.irPerRequest).toFixed(3) : '–'
+    const m = Object.fromEntries(Object.entries(results[name]).map(([mode, runs]) => [mode, medianIr(runs)]))
+    const cell = (mode) => {
+      if (m[mode] === undefined) return '–'
+      if (opts.runs === 1) return k(m[mode])
+      const irs = results[name][mode].map((r) => r.irPerRequest)
+      return `${k(m[mode])} (${k(Math.min(...irs))}–${k(Math.max(...irs))})`
+    }
+    const diff = m.native !== undefined && m.limit !== undefined ? k(m.native - m.limit) : '–'
+    const ratio = m.native !== undefined && m.legacy !== undefined ? (m.native / m.legacy).toFixed(3) : '–'
     rows.push(`| ${SHAPES[name].label} | ${cell('legacy')} | ${cell('native')} | ${cell('limit')} | ${diff} | ${ratio} |`)
   }
   console.log(`Instructions (Ir) per request on the server's main thread, callgrind, Node ${nodeVersion}, ` +
-    `${opts.requests} requests after ${opts.warmup} warm-up:\n`)
+    `${opts.requests} requests after ${opts.warmup} warm-up` +
+    (opts.runs > 1 ? `; medians of ${opts.runs} runs (range):\n` : ':\n'))
   console.log(rows.join('\n'))
   log(`\n${((Date.now() - started) / 1000).toFixed(0)} s`)
 
@@ -574,18 +599,23 @@ async function main () {
       requests: opts.requests,
       connections: opts.c,
       jobs: opts.jobs,
+      runs: opts.runs,
       semiSpaceMiB: opts.semi,
+      // Per shape and mode: the median Ir per request, and every run.
       results: Object.fromEntries(Object.entries(results).map(([name, byMode]) => [name, {
         label: SHAPES[name].label,
-        ...Object.fromEntries(Object.entries(byMode).map(([mode, r]) => [mode, {
-          irPerRequest: r.irPerRequest,
-          ir: r.ir,
-          irAllThreads: r.irAllThreads,
-          threads: r.threads,
-          bytesPerResponse: r.bytesPerResponse,
-          seconds: r.seconds,
-          phases: r.phases,
-          shim: r.shim
+        ...Object.fromEntries(Object.entries(byMode).map(([mode, runs]) => [mode, {
+          irPerRequest: medianIr(runs),
+          runs: runs.map((r) => ({
+            irPerRequest: r.irPerRequest,
+            ir: r.ir,
+            irAllThreads: r.irAllThreads,
+            threads: r.threads,
+            bytesPerResponse: r.bytesPerResponse,
+            seconds: r.seconds,
+            phases: r.phases,
+            shim: r.shim
+          }))
         }]))
       }]))
     }
