@@ -5,7 +5,7 @@
 // (native) and the limit stub side by side:
 //   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,head,status204,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
-//     [jobs=2] [runs=1] [node=<path>] [json=<file>] [semi=16]
+//     [jobs=2] [runs=1] [seed=1] [node=<path>] [json=<file>] [semi=16]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
 // `callgrind_control -z`, sends `requests` more requests on the same
@@ -16,11 +16,16 @@
 // (--min-semi-space-size = --max-semi-space-size): left to V8, it grows
 // or not from run to run, and the scavenges per request with it, which
 // moved the same code's count by up to 1.5k. semi=0 leaves V8's own sizing.
-// Even so, one server's count differs from the next one's of the same code
-// by up to about 1k (JIT and inline-cache states, where the GC leaves
-// objects): with runs=N every measurement is made N times, in N rounds of
-// all shapes and modes, and the table shows each cell's median with its
-// range, and the medians' difference and ratio.
+// V8 seeds its string hashes at random in every process, which orders the
+// hash tables of dictionary-mode objects (`process`, whose nextTick Node
+// reads several times a request, among them) differently each time: that
+// moved the same code's count by up to 1.2k (writeHead shape, limit stub,
+// Node 20.20.2: 31.3k and 32.5k). So every server of round r runs with
+// --hash-seed=<seed + r - 1>: the same code counts the same (within 0.1k),
+// and the modes of a round share their tables' layout. seed=0 leaves it to
+// V8. With runs=N every measurement is made N times, in N rounds of all
+// shapes and modes (N seeds), and the table shows each cell's median with
+// its range, and the medians' difference and ratio.
 
 const { execFile, execFileSync, spawn } = require('node:child_process')
 const fs = require('node:fs')
@@ -403,13 +408,14 @@ function nodeArgsFor (shape, mode) {
  * One measurement: a fresh server under callgrind, warm-up, zeroed
  * counters, `requests` measured requests, dump.
  */
-async function measure ({ shape, mode, node, warmup, requests, connections, semi }) {
+async function measure ({ shape, mode, node, warmup, requests, connections, semi, hashSeed }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-cg-'))
   const started = Date.now()
   let server = null
   const clients = []
   try {
     const v8Args = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : []
+    if (hashSeed > 0) v8Args.push(`--hash-seed=${hashSeed}`)
     server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir })
     const listening = Date.now()
     const method = shape.method ?? 'GET'
@@ -483,6 +489,7 @@ async function main () {
     c: 1,
     jobs: 2,
     runs: 1,
+    seed: 1,
     node: process.execPath,
     json: '',
     semi: 16
@@ -499,6 +506,7 @@ async function main () {
   }
   if (opts.requests < opts.c) throw usage('requests must be at least c')
   if (!Number.isInteger(opts.semi) || opts.semi < 0) throw usage('semi must be a non-negative integer (MiB)')
+  if (!Number.isInteger(opts.seed) || opts.seed < 0) throw usage('seed must be a non-negative integer')
   let nodeVersion
   let valgrindVersion
   try {
@@ -515,7 +523,8 @@ async function main () {
   log(`callgrind (${valgrindVersion}), Node ${nodeVersion} (${opts.node}); ` +
     `${opts.c} keep-alive connections, ${opts.warmup} warm-up then ${opts.requests} measured requests; ` +
     'Ir on the server\'s main thread per request; ' +
-    (opts.semi > 0 ? `young generation fixed at ${opts.semi} MiB` : 'V8\'s own young generation sizing'))
+    (opts.semi > 0 ? `young generation fixed at ${opts.semi} MiB` : 'V8\'s own young generation sizing') +
+    (opts.seed > 0 ? `; hash seed ${opts.seed}${opts.runs > 1 ? '+round-1' : ''}` : '; V8\'s random hash seed'))
   const started = Date.now()
   const tasks = []
   for (let run = 1; run <= opts.runs; run++) {
@@ -537,7 +546,8 @@ async function main () {
   async function worker () {
     while (next < tasks.length) {
       const { name, mode, run } = tasks[next++]
-      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi })
+      const hashSeed = opts.seed === 0 ? 0 : opts.seed + run - 1
+      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed })
       ;(results[name][mode] ??= []).push(r)
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
         (opts.runs > 1 ? `run ${run}/${opts.runs} ` : '') +
@@ -600,6 +610,7 @@ async function main () {
       connections: opts.c,
       jobs: opts.jobs,
       runs: opts.runs,
+      hashSeed: opts.seed,
       semiSpaceMiB: opts.semi,
       // Per shape and mode: the median Ir per request, and every run.
       results: Object.fromEntries(Object.entries(results).map(([name, byMode]) => [name, {
