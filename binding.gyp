@@ -19,7 +19,7 @@
     {
       'target_name': 'http_message',
       'type': 'static_library',
-      'sources': ['src/http_message.c', 'src/send.c'],
+      'sources': ['src/http_message.c', 'src/send.c', 'src/arena.c'],
       'include_dirs': ['src'],
       'direct_dependent_settings': {
         'include_dirs': ['src']
@@ -27,7 +27,14 @@
     },
     {
       'target_name': 'http_oneshot',
-      'sources': ['src/binding.c'],
+      # Only these files include node_api.h (through src/napi.h); the
+      # static library above includes no Node header.
+      'sources': [
+        'src/binding.c',
+        'src/napi_args.c',
+        'src/napi_cache.c',
+        'src/napi_entry.c'
+      ],
       'dependencies': ['http_message'],
       'defines': [
         'NAPI_VERSION=8',

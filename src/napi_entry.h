@@ -1,0 +1,52 @@
+/* napi_entry: the entry points that serialize a response given whole
+ * (internal; prefix hb_). Each reads its arguments (napi_args.h), hands the
+ * core (http_message.h) views of them and returns its result; none keeps
+ * anything after the call.
+ *
+ * Entry points (JS signature -> every possible result). `code` is 0 or a
+ * rejection: an hm_err_t (HM_EINVAL_STATUS, HM_EINVAL_REASON,
+ * HM_EINVAL_NAME, HM_EINVAL_VALUE, HM_EINVAL_HEAD, HM_EINVAL_ARG,
+ * HM_EOVERFLOW, HM_E2BIG) or HB_ENONASCII (a char >= 0x80 under
+ * ASCII_ONLY), exported by name as binding.errors.
+ *
+ *   build(statusCode, reason, headers, body, flags) -> Buffer | code
+ *     `headers` a flat [name, value, ...] array of strings. The message in
+ *     a Buffer of its own, or the rejection code (never 0).
+ *
+ *   fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset)
+ *                                          -> length | Buffer | -(code)
+ *     build() for lib/build.js, with the fields joined in one string,
+ *     `name NUL value CR LF` per line. A length n >= 0: the message is in
+ *     the ArrayBuffer `dst` at `offset` (n bytes). A Buffer: it did not fit
+ *     there (or `dst` is null), and has a Buffer of its own. A number < 0:
+ *     rejected with code -(result); nothing written.
+ *
+ *   buildFromHead(head, numHeaders, body, flags) -> Buffer | code
+ *     A head Node rendered (status line through the blank line, with
+ *     `numHeaders` header lines), checked (hm_parse_head) and followed by
+ *     the body. The message, or the rejection code (never 0).
+ *
+ *   fillFromHead(dst, head, numHeaders, body, flags) -> code
+ *     The shim's path when no cache slot applies: `head` and the body
+ *     written into the Uint8Array `dst` the caller sized exactly (with
+ *     CHUNKED: head, size line, body, last chunk). 0, or the rejection code
+ *     (HM_E2BIG when `dst` has another size); `dst` is untouched unless 0.
+ *
+ *   checkHead(head, numHeaders) -> code
+ *     Validates a head as fillFromHead() would, writing nothing. 0 or the
+ *     rejection code; chars above 0xFF are rejected, 0x80..0xFF allowed.
+ *
+ * `flags` holds HB_FLAG_* bits (napi.h). Misuse throws a TypeError (napi.h).
+ */
+#ifndef HB_NAPI_ENTRY_H
+#define HB_NAPI_ENTRY_H
+
+#include "napi.h"
+
+napi_value hb_js_build(napi_env env, napi_callback_info info);
+napi_value hb_js_fill(napi_env env, napi_callback_info info);
+napi_value hb_js_build_from_head(napi_env env, napi_callback_info info);
+napi_value hb_js_fill_from_head(napi_env env, napi_callback_info info);
+napi_value hb_js_check_head(napi_env env, napi_callback_info info);
+
+#endif /* HB_NAPI_ENTRY_H */
