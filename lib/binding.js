@@ -25,7 +25,7 @@ const debug = util.debuglog('http-oneshot')
 // src/binding.c would lack some of them and is treated as missing.
 const REQUIRED = ['build', 'fill', 'buildFromHead', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached',
   'flags', 'errors', 'slotCount', 'keyShift', 'keyRepeat', 'keyCheck',
-  'keyString', 'keyBytes', 'keyEmpty', 'sendFailed']
+  'keyString', 'keyBytes', 'keyEmpty', 'sendFailed', 'send', 'key']
 
 let binding = null
 let loadError = null
