@@ -7,7 +7,11 @@ BUILD   := test/c/build
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Werror -D_DEFAULT_SOURCE
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 CORE    := src/http_message.c src/http_message.h
-TEST_SRC := test/c/test_http_message.c test/c/tap.h $(CORE)
+# The binding's plain-C scratch memory, tested with the core.
+ARENA   := src/arena.c src/arena.h
+TEST_SRC := test/c/test_http_message.c test/c/tap.h $(CORE) $(ARENA)
+# The files that must build with no Node header: no -I flag at all.
+PLAIN_C := src/http_message.c src/send.c src/arena.c
 
 # llhttp's C sources from Debian's node-llhttp package, used by the fuzzer
 # as an independent HTTP/1.1 response parser.
@@ -19,12 +23,17 @@ FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-
 
 FORMAT_FILES := $(wildcard src/*.c src/*.h test/c/*.c test/c/*.h benchmark/*.c)
 
-.PHONY: all test valgrind fuzz bench format format-check tidy clean
+.PHONY: all test plain valgrind fuzz bench format format-check tidy clean
 
 all: test
 
 $(BUILD):
 	mkdir -p $@
+
+# Everything outside the binding compiles with a plain compiler; only
+# src/binding.c and src/napi_*.c include node_api.h (through src/napi.h).
+plain: | $(BUILD)
+	for f in $(PLAIN_C); do $(CC) -std=c11 -Wall -Wextra -Wshadow -Werror -c -o $(BUILD)/plain.o $$f || exit 1; done
 
 # The test program includes src/http_message.c to reach its static helpers.
 $(BUILD)/test_http_message: $(TEST_SRC) | $(BUILD)
@@ -33,7 +42,7 @@ $(BUILD)/test_http_message: $(TEST_SRC) | $(BUILD)
 $(BUILD)/test_http_message_vg: $(TEST_SRC) | $(BUILD)
 	$(CC) $(WARN) -g -O1 -o $@ test/c/test_http_message.c
 
-test: $(BUILD)/test_http_message
+test: $(BUILD)/test_http_message plain
 	./$(BUILD)/test_http_message
 
 valgrind: $(BUILD)/test_http_message_vg
@@ -68,7 +77,7 @@ format-check:
 	clang-format --dry-run -Werror $(FORMAT_FILES)
 
 tidy:
-	clang-tidy --quiet src/http_message.c -- -std=c11
+	clang-tidy --quiet src/http_message.c src/arena.c -- -std=c11
 
 clean:
 	rm -rf $(BUILD)

@@ -18,7 +18,7 @@
  * calls: after a call needed more, hb_arena_trim() releases it, so one large
  * string body does not pin memory for the life of the process. */
 #define HB_ARENA_MIN      16384
-#define HB_ARENA_KEEP_MAX (1024 * 1024)
+#define HB_ARENA_KEEP_MAX ((size_t)1024 * 1024)
 
 typedef struct hb_arena_s {
   char *base; /* NULL until the first reserve */

@@ -6,6 +6,8 @@
  * read past the end crashes the test instead of passing silently.
  */
 #include "../../src/http_message.c"
+/* The binding's scratch memory is plain C too (src/arena.h). */
+#include "../../src/arena.c"
 
 #include "tap.h"
 
@@ -1409,6 +1411,47 @@ static void test_parse_args(void)
   guard_free(g);
 }
 
+/* ---- the binding's arena (src/arena.h) ---------------------------------- */
+
+static void test_arena(void)
+{
+  /* hb_grow(): doubling from 64 elements, untouched when it already fits,
+   * refused (and untouched) when the byte size would overflow. */
+  int *arr = NULL;
+  size_t cap = 0;
+  tap_ok(hb_grow((void **)&arr, &cap, 3, sizeof *arr) && arr != NULL && cap == 64,
+         "hb_grow: the first growth allocates 64 elements");
+  int *before = arr;
+  tap_ok(hb_grow((void **)&arr, &cap, 64, sizeof *arr) && arr == before && cap == 64,
+         "hb_grow: a need that fits leaves the array alone");
+  tap_ok(hb_grow((void **)&arr, &cap, 65, sizeof *arr) && cap == 128, "hb_grow: doubles");
+  tap_ok(!hb_grow((void **)&arr, &cap, SIZE_MAX / 2, sizeof *arr) && cap == 128,
+         "hb_grow: an element count whose bytes overflow size_t is refused, untouched");
+  tap_ok(!hb_grow((void **)&arr, &cap, SIZE_MAX, sizeof *arr) && cap == 128,
+         "hb_grow: SIZE_MAX elements are refused, untouched");
+  free(arr);
+
+  /* hb_arena_reserve(): at least HB_ARENA_MIN, keeps the bytes in use,
+   * refuses used + extra past SIZE_MAX. */
+  hb_arena_t a = {NULL, 0};
+  tap_ok(hb_arena_reserve(&a, 0, 1) && a.base != NULL && a.cap == HB_ARENA_MIN,
+         "hb_arena_reserve: the first block is HB_ARENA_MIN bytes");
+  memcpy(a.base, "kept", 4);
+  tap_ok(hb_arena_reserve(&a, 4, HB_ARENA_MIN) && a.cap >= HB_ARENA_MIN + 4 &&
+             memcmp(a.base, "kept", 4) == 0,
+         "hb_arena_reserve: growth keeps the bytes in use");
+  const size_t kept = a.cap;
+  tap_ok(!hb_arena_reserve(&a, SIZE_MAX - 2, 3) && a.cap == kept,
+         "hb_arena_reserve: used + extra past SIZE_MAX is refused, untouched");
+  hb_arena_trim(&a);
+  tap_ok(a.base != NULL && a.cap == kept, "hb_arena_trim: a block up to KEEP_MAX stays");
+  tap_ok(hb_arena_reserve(&a, 0, HB_ARENA_KEEP_MAX + 1) && a.cap > HB_ARENA_KEEP_MAX,
+         "hb_arena_reserve: grows past KEEP_MAX for one large string");
+  hb_arena_trim(&a);
+  tap_ok(a.base == NULL && a.cap == 0, "hb_arena_trim: a larger block is released");
+  hb_arena_free(&a);
+}
+
 int main(void)
 {
   test_write_head();
@@ -1428,5 +1471,6 @@ int main(void)
     check_parse_row(&parse_rows[i]);
   test_parse_args();
   test_serialize_joined();
+  test_arena();
   return tap_done();
 }
