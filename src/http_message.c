@@ -104,7 +104,9 @@ const char *hm_strerror(hm_err_t err)
 }
 
 /* The phrase Node's http.STATUS_CODES gives `status`, with its length, or
- * "unknown" as writeHead uses for unlisted codes (lib/_http_server.js). */
+ * "unknown" as writeHead uses for unlisted codes (lib/_http_server.js).
+ * Long because it is the table itself, one case per code
+ * (test/c/test_http_message.c, test_default_reasons()). */
 static hm_str_t hm__default_reason(unsigned status)
 {
 #define HM__R(lit)       \
@@ -697,6 +699,8 @@ hm_err_t hm_write_head(const char *head, size_t len, size_t num_headers, hm_str_
   return HM_OK;
 }
 
+/* Longer than most: the two framings share the hole and body checks, and
+ * every size sum is checked in line (the contract is in http_message.h). */
 hm_err_t hm_block_parts(const char *block, size_t block_len, size_t hole, hm_str_t length,
                         hm_str_t body, hm_framing_t framing, hm_parts_t *out)
 {

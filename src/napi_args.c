@@ -267,14 +267,78 @@ napi_status hb_read_head_string(napi_env env, hb_instance_t *inst, napi_value v,
   return napi_ok;
 }
 
-/* The contract is in napi_args.h. Each branch reads a string the cheapest
- * way its flags allow; one that cannot be sure it saw every char falls
- * through to the UTF-8 copy. */
+/* A string body, read the cheapest way `flags` allow: under
+ * HB_FLAG_ASCII_ONLY, which must see every char, as UTF-16 (a short one) or
+ * UTF-8, which for pure ASCII text are byte-identical to latin1; under
+ * HB_FLAG_BODY_LATIN1 as latin1; else as UTF-8. `*ascii` turns false when
+ * HB_FLAG_ASCII_ONLY finds a char >= 0x80. Returns napi_ok,
+ * napi_string_expected, or the failing status. */
+static napi_status read_string_body(napi_env env, hb_instance_t *inst, napi_value v, unsigned flags,
+                                    size_t *used, hb_span_t *span, bool *ascii)
+{
+  bool fits = false;
+  napi_status st = napi_ok;
+  *ascii = true;
+  if (flags & HB_FLAG_ASCII_ONLY) {
+    st = read_short_ascii(env, inst, v, used, span, &fits, ascii);
+  } else if (flags & HB_FLAG_BODY_LATIN1) {
+    st = hb_read_latin1(env, inst, v, used, span);
+    fits = true;
+  }
+  if (st == napi_ok && !fits) {
+    st = hb_read_utf8(env, inst, v, used, span);
+  }
+  if (st == napi_ok && (flags & HB_FLAG_ASCII_ONLY) && !fits) {
+    /* Text is ASCII exactly when its UTF-8 form has a byte per UTF-16
+     * unit: any other char takes two or three bytes per unit (a lone
+     * surrogate three, a pair four). Asking V8 for the length costs less
+     * than reading the bytes again. */
+    size_t units = 0;
+    st = napi_get_value_string_utf16(env, v, NULL, 0, &units);
+    *ascii = units == span->len;
+  }
+  return st;
+}
+
+/* A Uint8Array or Uint8ClampedArray body, read in place: `body->kind`
+ * becomes HB_BODY_BYTES; for any other value (`type` as napi_typeof() gave
+ * it, or napi_object under HB_HINT_BYTES) it stays as it was. Returns napi_ok
+ * or the failing status. */
+static napi_status read_bytes_body(napi_env env, napi_value v, napi_valuetype type,
+                                   hb_body_hint_t hint, hb_body_t *body)
+{
+  bool is_ta = hint == HB_HINT_BYTES;
+  if (type == napi_object && !is_ta) {
+    napi_status st = napi_is_typedarray(env, v, &is_ta);
+    if (st != napi_ok) {
+      return st;
+    }
+  }
+  if (!is_ta) {
+    return napi_ok;
+  }
+  napi_typedarray_type ta_type;
+  size_t length = 0;
+  void *data = NULL;
+  /* `data` already points at the first element: Node-API adds the view's
+   * byte_offset, so a Buffer sliced from the shared pool reads the right
+   * bytes. Any value that is not a TypedArray gives napi_invalid_arg. */
+  napi_status st = napi_get_typedarray_info(env, v, &ta_type, &length, &data, NULL, NULL);
+  if (st == napi_invalid_arg && hint == HB_HINT_BYTES) {
+    return napi_ok;
+  }
+  if (st == napi_ok && (ta_type == napi_uint8_array || ta_type == napi_uint8_clamped_array)) {
+    body->kind = HB_BODY_BYTES;
+    body->bytes = length == 0 ? NULL : data;
+    body->len = length;
+  }
+  return st;
+}
+
 bool hb_read_body(napi_env env, hb_instance_t *inst, napi_value v, const char *fn, unsigned flags,
                   hb_body_hint_t hint, size_t *used, hb_body_t *body, int *reject)
 {
   napi_valuetype type = napi_undefined;
-  napi_status st;
   body->kind = HB_BODY_NONE;
   if (hint == HB_HINT_NONE) {
     return true;
@@ -290,63 +354,22 @@ bool hb_read_body(napi_env env, hb_instance_t *inst, napi_value v, const char *f
     return true;
   }
   if (type == napi_string) {
-    /* ASCII_ONLY must see every char, so the string is read as UTF-16 or
-     * UTF-8 then; for pure ASCII text either is byte-identical to latin1. */
-    bool fits = false;
     bool ascii = true;
-    st = napi_ok;
-    if (flags & HB_FLAG_ASCII_ONLY) {
-      st = read_short_ascii(env, inst, v, used, &body->span, &fits, &ascii);
-    } else if (flags & HB_FLAG_BODY_LATIN1) {
-      st = hb_read_latin1(env, inst, v, used, &body->span);
-      fits = true;
+    napi_status st = read_string_body(env, inst, v, flags, used, &body->span, &ascii);
+    if (st != napi_string_expected) {
+      CALL_BOOL(env, st);
+      if (!ascii && *reject == 0) {
+        *reject = HB_ENONASCII;
+      }
+      body->kind = HB_BODY_ARENA;
+      return true;
     }
-    if (st == napi_ok && !fits) {
-      st = hb_read_utf8(env, inst, v, used, &body->span);
-    }
-    if (st == napi_string_expected) {
-      goto wrong_type;
-    }
-    CALL_BOOL(env, st);
-    if ((flags & HB_FLAG_ASCII_ONLY) && !fits) {
-      /* Text is ASCII exactly when its UTF-8 form has a byte per UTF-16
-       * unit: any other char takes two or three bytes per unit (a lone
-       * surrogate three, a pair four). Asking V8 for the length costs less
-       * than reading the bytes again. */
-      size_t units = 0;
-      CALL_BOOL(env, napi_get_value_string_utf16(env, v, NULL, 0, &units));
-      ascii = units == body->span.len;
-    }
-    if (!ascii && *reject == 0) {
-      *reject = HB_ENONASCII;
-    }
-    body->kind = HB_BODY_ARENA;
-    return true;
-  }
-  bool is_ta = hint == HB_HINT_BYTES;
-  if (type == napi_object && !is_ta) {
-    CALL_BOOL(env, napi_is_typedarray(env, v, &is_ta));
-  }
-  if (is_ta) {
-    napi_typedarray_type ta_type;
-    size_t length = 0;
-    void *data = NULL;
-    /* `data` already points at the first element: Node-API adds the view's
-     * byte_offset, so a Buffer sliced from the shared pool reads the right
-     * bytes. Any value that is not a TypedArray gives napi_invalid_arg. */
-    st = napi_get_typedarray_info(env, v, &ta_type, &length, &data, NULL, NULL);
-    if (st == napi_invalid_arg && hint == HB_HINT_BYTES) {
-      goto wrong_type;
-    }
-    CALL_BOOL(env, st);
-    if (ta_type == napi_uint8_array || ta_type == napi_uint8_clamped_array) {
-      body->kind = HB_BODY_BYTES;
-      body->bytes = length == 0 ? NULL : data;
-      body->len = length;
+  } else {
+    CALL_BOOL(env, read_bytes_body(env, v, type, hint, body));
+    if (body->kind == HB_BODY_BYTES) {
       return true;
     }
   }
-wrong_type:;
   char msg[96];
   (void)snprintf(msg, sizeof msg, "%s: argument 'body' must be undefined, a string or a Uint8Array",
                  fn);

@@ -22,15 +22,61 @@ static hb_slot_t *read_slot(napi_env env, hb_instance_t *inst, napi_value v, con
   return &inst->slots[i];
 }
 
-/* cacheSet(slot, prefix, suffix, numHeaders): stores the header block
- * `prefix + "0" + suffix` in `slot` once hm_check_head() accepts it with
- * `numHeaders` lines; the '0' marks where fillCached() puts the
- * Content-Length digits. With `prefix` null the block is `suffix` alone,
- * with no hole, and fillCached() frames the body as chunked after it (the
- * block must then end in the Transfer-Encoding: chunked line Node renders,
- * which the shim's renderer guarantees). Returns 0, ENONASCII for a block that is not
- * ASCII (its UTF-8 and latin1 bytes differ), or the core's rejection code;
- * the slot is emptied on rejection. */
+/* Empties `slot`, freeing its memory. */
+static void slot_clear(hb_slot_t *slot)
+{
+  free(slot->block);
+  slot->block = NULL;
+  slot->len = 0;
+  slot->hole = 0;
+  slot->framing = HM_FRAMING_RAW;
+  slot->has_last = false;
+  slot->last_len = 0;
+  free(slot->filled);
+  slot->filled = NULL;
+  slot->filled_ok = false;
+}
+
+/* Joins `prefix` (`p`), the placeholder digit '0' (none when `chunked`) and
+ * `suffix` (`s`) into a new block of `*len` bytes, and checks it as a head
+ * of `num_headers` lines. Returns 0 with the block in `*block` (the
+ * caller's to free); HB_ENONASCII (the UTF-8 and latin1 bytes of the block
+ * would differ), HM_EOVERFLOW or hm_check_head()'s code, with `*block`
+ * NULL; or -1 when memory runs out. */
+static int join_block(const char *p, size_t p_len, const char *s, size_t s_len, bool chunked,
+                      uint32_t num_headers, char **block, size_t *len)
+{
+  *block = NULL;
+  if (!hb_is_ascii((const unsigned char *)p, p_len) ||
+      !hb_is_ascii((const unsigned char *)s, s_len)) {
+    return HB_ENONASCII;
+  }
+  if (s_len >= SIZE_MAX - p_len - 1) {
+    return HM_EOVERFLOW;
+  }
+  const size_t hole_len = chunked ? 0 : 1;
+  *len = p_len + hole_len + s_len;
+  char *b = malloc(*len);
+  if (b == NULL) {
+    return -1;
+  }
+  memcpy(b, p, p_len);
+  if (!chunked) {
+    b[p_len] = '0';
+  }
+  memcpy(b + p_len + hole_len, s, s_len);
+  int reject = (int)hm_check_head(b, *len, num_headers);
+  if (reject != 0) {
+    free(b);
+    return reject;
+  }
+  *block = b;
+  return 0;
+}
+
+/* cacheSet(slot, prefix, suffix, numHeaders); the contract is in
+ * napi_cache.h. The slot is emptied before anything is read, so on any
+ * rejection or throw it stays empty. */
 napi_value hb_js_cache_set(napi_env env, napi_callback_info info)
 {
   napi_value argv[5];
@@ -45,16 +91,7 @@ napi_value hb_js_cache_set(napi_env env, napi_callback_info info)
   if (slot == NULL) {
     return NULL;
   }
-  free(slot->block);
-  slot->block = NULL;
-  slot->len = 0;
-  slot->hole = 0;
-  slot->framing = HM_FRAMING_RAW;
-  slot->has_last = false;
-  slot->last_len = 0;
-  free(slot->filled);
-  slot->filled = NULL;
-  slot->filled_ok = false;
+  slot_clear(slot);
 
   size_t used = 0;
   hb_span_t prefix = {0, 0};
@@ -71,36 +108,16 @@ napi_value hb_js_cache_set(napi_env env, napi_callback_info info)
         env, "cacheSet: argument 'prefix' must be a string or null, 'suffix' a string");
   }
   HB_CALL(env, st);
-  int reject = 0;
-  const char *p = inst->arena.base + prefix.off;
-  const char *s = inst->arena.base + suffix.off;
-  if (!hb_is_ascii((const unsigned char *)p, prefix.len) ||
-      !hb_is_ascii((const unsigned char *)s, suffix.len)) {
-    reject = HB_ENONASCII;
-  } else if (suffix.len >= SIZE_MAX - prefix.len - 1) {
-    reject = HM_EOVERFLOW;
-  }
   char *block = NULL;
-  /* The placeholder digit, for a block with a hole. */
-  const size_t hole_len = chunked ? 0 : 1;
-  size_t len = prefix.len + hole_len + suffix.len;
-  if (reject == 0) {
-    block = malloc(len);
-    if (block == NULL) {
-      hb_arena_trim(&inst->arena);
-      napi_throw_error(env, NULL, "cacheSet: out of memory");
-      return NULL;
-    }
-    memcpy(block, p, prefix.len);
-    if (!chunked) {
-      block[prefix.len] = '0';
-    }
-    memcpy(block + prefix.len + hole_len, s, suffix.len);
-    reject = (int)hm_check_head(block, len, num_headers);
-  }
+  size_t len = 0;
+  int reject = join_block(inst->arena.base + prefix.off, prefix.len, inst->arena.base + suffix.off,
+                          suffix.len, chunked, num_headers, &block, &len);
   hb_arena_trim(&inst->arena);
+  if (reject < 0) {
+    napi_throw_error(env, NULL, "cacheSet: out of memory");
+    return NULL;
+  }
   if (reject != 0) {
-    free(block);
     return hb_make_code(env, reject);
   }
   slot->block = block;
@@ -210,6 +227,43 @@ typedef struct {
   size_t count;
 } holed_t;
 
+/* Lays out the message of `h` (its length and body read) in `h->parts`
+ * and `h->count`: with `use_filled` as the slot's filled block and the body;
+ * otherwise as hm_block_parts() frames it, keeping the block with the
+ * digits filled in for later repeats when `repeat` and the core accepted
+ * them. Returns 0, HM_EOVERFLOW or hm_block_parts()'s rejection code. */
+static int lay_out(hb_slot_t *slot, bool repeat, bool use_filled, holed_t *h)
+{
+  if (use_filled) {
+    if (h->body.len > SIZE_MAX - slot->filled_len) {
+      return HM_EOVERFLOW;
+    }
+    /* The body right after the block, the other parts empty (in output
+     * order, as hm_write_parts() reads them all). */
+    hm_str_t *part = h->parts.part;
+    memset(part, 0, sizeof h->parts.part);
+    part[0] = (hm_str_t){slot->filled, slot->filled_len};
+    part[1] = h->body;
+    h->parts.total = slot->filled_len + h->body.len;
+    h->count = 2;
+    return 0;
+  }
+  int reject = (int)hm_block_parts(slot->block, slot->len, slot->hole, h->length, h->body,
+                                   slot->framing, &h->parts);
+  if (reject == 0 && repeat && slot->filled != NULL) {
+    /* The core accepted the repeated digits: keep the block as laid out,
+     * its first three parts (at most len - 1 + DIGITS_MAX bytes). */
+    size_t n = 0;
+    for (size_t i = 0; i < 3; i++) {
+      memcpy(slot->filled + n, h->parts.part[i].base, h->parts.part[i].len);
+      n += h->parts.part[i].len;
+    }
+    slot->filled_len = n;
+    slot->filled_ok = true;
+  }
+  return reject;
+}
+
 /* Reads `key, length, body` from `argv` into `h`. Returns false with an
  * exception pending on misuse; a rejection (an empty slot, a non-ASCII
  * string body under HB_FLAG_ASCII_ONLY, a repeat with no digits kept) goes to
@@ -264,33 +318,8 @@ static bool read_holed(napi_env env, hb_instance_t *inst, napi_value *argv, cons
                        ((flags & HB_FLAG_CHUNKED) != 0) != (slot->framing == HM_FRAMING_CHUNKED))) {
     *reject = HM_EINVAL_ARG;
   }
-  if (*reject == 0 && use_filled) {
-    if (h->body.len > SIZE_MAX - slot->filled_len) {
-      *reject = HM_EOVERFLOW;
-    } else {
-      /* The body right after the block, the other parts empty (in output
-       * order, as hm_write_parts() reads them all). */
-      hm_str_t *part = h->parts.part;
-      memset(part, 0, sizeof h->parts.part);
-      part[0] = (hm_str_t){slot->filled, slot->filled_len};
-      part[1] = h->body;
-      h->parts.total = slot->filled_len + h->body.len;
-      h->count = 2;
-    }
-  } else if (*reject == 0) {
-    *reject = (int)hm_block_parts(slot->block, slot->len, slot->hole, h->length, h->body,
-                                  slot->framing, &h->parts);
-    if (*reject == 0 && repeat && slot->filled != NULL) {
-      /* The core accepted the repeated digits: keep the block as laid
-       * out, its first three parts (at most len - 1 + DIGITS_MAX bytes). */
-      size_t n = 0;
-      for (size_t i = 0; i < 3; i++) {
-        memcpy(slot->filled + n, h->parts.part[i].base, h->parts.part[i].len);
-        n += h->parts.part[i].len;
-      }
-      slot->filled_len = n;
-      slot->filled_ok = true;
-    }
+  if (*reject == 0) {
+    *reject = lay_out(slot, repeat, use_filled, h);
   }
   return true;
 }
@@ -388,7 +417,6 @@ napi_value hb_js_send_cached(napi_env env, napi_callback_info info)
 void hb_slots_free(hb_instance_t *inst)
 {
   for (size_t i = 0; i < HB_SLOT_COUNT; i++) {
-    free(inst->slots[i].block);
-    free(inst->slots[i].filled);
+    slot_clear(&inst->slots[i]);
   }
 }

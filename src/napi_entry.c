@@ -30,7 +30,63 @@ static napi_value emit(napi_env env, const hm_response_t *res)
   return buf;
 }
 
-/* build(statusCode, reason, headers, body, flags) */
+/* Reads build()'s `headers`, a flat array of `*n` strings, each converted
+ * as a name or a value (hb_read_head_string()) into `inst->spans`, with
+ * `inst->fields` grown to match. Returns false with an exception pending on
+ * misuse (not an array, an odd length, an element not a string) or when
+ * memory runs out. */
+static bool read_header_array(napi_env env, hb_instance_t *inst, napi_value arr, unsigned flags,
+                              size_t *used, uint32_t *n, int *reject)
+{
+  bool is_array = false;
+  if (napi_is_array(env, arr, &is_array) != napi_ok) {
+    hb_throw_last_error(env);
+    return false;
+  }
+  if (!is_array) {
+    hb_throw_type_error(env, "build: argument 'headers' must be an array");
+    return false;
+  }
+  if (napi_get_array_length(env, arr, n) != napi_ok) {
+    hb_throw_last_error(env);
+    return false;
+  }
+  if (*n % 2 != 0) {
+    hb_throw_type_error(env, "build: argument 'headers' must have an even length");
+    return false;
+  }
+  if (!hb_grow((void **)&inst->spans, &inst->spans_cap, (size_t)*n, sizeof(hb_span_t)) ||
+      !hb_grow((void **)&inst->fields, &inst->fields_cap, (size_t)*n, sizeof(hm_str_t))) {
+    napi_throw_error(env, NULL, "build: out of memory");
+    return false;
+  }
+  for (uint32_t i = 0; i < *n; i++) {
+    napi_value el;
+    napi_status st = napi_get_element(env, arr, i, &el);
+    if (st == napi_ok) {
+      st = hb_read_head_string(env, inst, el, used, &inst->spans[i], flags,
+                               i % 2 == 0 ? HM_EINVAL_NAME : HM_EINVAL_VALUE, reject);
+    }
+    if (st == napi_string_expected) {
+      char msg[80];
+      (void)snprintf(msg, sizeof msg, "build: argument 'headers[%u]' must be a string",
+                     (unsigned)i);
+      hb_throw_type_error(env, msg);
+      return false;
+    }
+    if (st != napi_ok) {
+      hb_throw_last_error(env);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* build(statusCode, reason, headers, body, flags); the contract is in
+ * napi_entry.h. Longer than most: every argument is read and type-checked
+ * in the order its error must surface (misuse before rejection, the status
+ * line's rejection first), then the views are made in one place once the
+ * arena has stopped moving. */
 napi_value hb_js_build(napi_env env, napi_callback_info info)
 {
   napi_value argv[6];
@@ -56,24 +112,6 @@ napi_value hb_js_build(napi_env env, napi_callback_info info)
     return hb_throw_type_error(env, "build: argument 'reason' must be a string or undefined");
   }
 
-  bool is_array = false;
-  HB_CALL(env, napi_is_array(env, argv[2], &is_array));
-  if (!is_array) {
-    return hb_throw_type_error(env, "build: argument 'headers' must be an array");
-  }
-  uint32_t n = 0;
-  HB_CALL(env, napi_get_array_length(env, argv[2], &n));
-  if (n % 2 != 0) {
-    return hb_throw_type_error(env, "build: argument 'headers' must have an even length");
-  }
-
-  if (!hb_grow((void **)&inst->spans, &inst->spans_cap, (size_t)n, sizeof(hb_span_t)) ||
-      !hb_grow((void **)&inst->fields, &inst->fields_cap, (size_t)n, sizeof(hm_str_t))) {
-    napi_throw_error(env, NULL, "build: out of memory");
-    return NULL;
-  }
-  hb_span_t *spans = inst->spans;
-
   size_t used = 0;
   int reject = 0;
   hb_span_t reason = {0, 0};
@@ -81,19 +119,11 @@ napi_value hb_js_build(napi_env env, napi_callback_info info)
     HB_CALL(env, hb_read_head_string(env, inst, argv[1], &used, &reason, flags, HM_EINVAL_REASON,
                                      &reject));
   }
-  for (uint32_t i = 0; i < n; i++) {
-    napi_value el;
-    HB_CALL(env, napi_get_element(env, argv[2], i, &el));
-    napi_status st = hb_read_head_string(env, inst, el, &used, &spans[i], flags,
-                                         i % 2 == 0 ? HM_EINVAL_NAME : HM_EINVAL_VALUE, &reject);
-    if (st == napi_string_expected) {
-      char msg[80];
-      (void)snprintf(msg, sizeof msg, "build: argument 'headers[%u]' must be a string",
-                     (unsigned)i);
-      return hb_throw_type_error(env, msg);
-    }
-    HB_CALL(env, st);
+  uint32_t n = 0;
+  if (!read_header_array(env, inst, argv[2], flags, &used, &n, &reject)) {
+    return NULL;
   }
+  hb_span_t *spans = inst->spans;
 
   hb_body_t body;
   if (!hb_read_body(env, inst, argv[3], "build", flags, HB_HINT_ANY, &used, &body, &reject)) {
@@ -161,6 +191,52 @@ static bool read_dst(napi_env env, napi_value dst_v, napi_value off_v, char **ds
   return true;
 }
 
+/* fill()'s strings and body, read into the arena in wire order. */
+typedef struct {
+  hb_span_t reason;
+  bool has_reason; /* false: undefined or null, the default phrase */
+  hb_span_t fields;
+  hb_body_t body;
+} fill_strings_t;
+
+/* Reads fill()'s `reason` (argv[3]), `fields` (argv[0]) and `body`
+ * (argv[4]) into `*f`, the first rejection into `*reject`. Returns false
+ * with an exception pending on misuse or Node-API failure. */
+static bool read_fill_strings(napi_env env, hb_instance_t *inst, const napi_value *argv,
+                              unsigned flags, fill_strings_t *f, int *reject)
+{
+  size_t used = 0;
+  /* The reason first, as the status line comes first. */
+  f->reason = (hb_span_t){0, 0};
+  napi_status st =
+      hb_read_head_string(env, inst, argv[3], &used, &f->reason, flags, HM_EINVAL_REASON, reject);
+  f->has_reason = st == napi_ok;
+  if (st == napi_string_expected) {
+    napi_valuetype type;
+    if (napi_typeof(env, argv[3], &type) != napi_ok) {
+      hb_throw_last_error(env);
+      return false;
+    }
+    if (type != napi_undefined && type != napi_null) {
+      hb_throw_type_error(env, "fill: argument 'reason' must be a string or undefined");
+      return false;
+    }
+  } else if (st != napi_ok) {
+    hb_throw_last_error(env);
+    return false;
+  }
+  st = hb_read_head_string(env, inst, argv[0], &used, &f->fields, flags, HM_EINVAL_VALUE, reject);
+  if (st == napi_string_expected) {
+    hb_throw_type_error(env, "fill: argument 'fields' must be a string");
+    return false;
+  }
+  if (st != napi_ok) {
+    hb_throw_last_error(env);
+    return false;
+  }
+  return hb_read_body(env, inst, argv[4], "fill", flags, HB_HINT_ANY, &used, &f->body, reject);
+}
+
 /* fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset):
  * build() for lib/build.js. The header fields come joined in one string,
  * `name NUL value CR LF` per line, read with one Node-API call instead of
@@ -171,7 +247,8 @@ static bool read_dst(napi_env env, napi_value dst_v, napi_value off_v, char **ds
  * Returns the message's length when it is in `dst` at `offset`; a Buffer
  * of its own holding the message when it does not fit (or `dst` is null);
  * or -(code) when the core rejects it, which lib/build.js explains with
- * Node's error. */
+ * Node's error. Longer than most: its three results each need the
+ * response the core checked, so they are made here, side by side. */
 napi_value hb_js_fill(napi_env env, napi_callback_info info)
 {
   napi_value argv[9];
@@ -195,30 +272,9 @@ napi_value hb_js_fill(napi_env env, napi_callback_info info)
     return NULL;
   }
 
-  size_t used = 0;
   int reject = 0;
-  /* The reason first, as the status line comes first. */
-  hb_span_t reason = {0, 0};
-  napi_status st =
-      hb_read_head_string(env, inst, argv[3], &used, &reason, flags, HM_EINVAL_REASON, &reject);
-  bool has_reason = st == napi_ok;
-  if (st == napi_string_expected) {
-    napi_valuetype type;
-    HB_CALL(env, napi_typeof(env, argv[3], &type));
-    if (type != napi_undefined && type != napi_null) {
-      return hb_throw_type_error(env, "fill: argument 'reason' must be a string or undefined");
-    }
-  } else {
-    HB_CALL(env, st);
-  }
-  hb_span_t fields;
-  st = hb_read_head_string(env, inst, argv[0], &used, &fields, flags, HM_EINVAL_VALUE, &reject);
-  if (st == napi_string_expected) {
-    return hb_throw_type_error(env, "fill: argument 'fields' must be a string");
-  }
-  HB_CALL(env, st);
-  hb_body_t body;
-  if (!hb_read_body(env, inst, argv[4], "fill", flags, HB_HINT_ANY, &used, &body, &reject)) {
+  fill_strings_t f;
+  if (!read_fill_strings(env, inst, argv, flags, &f, &reject)) {
     hb_arena_trim(&inst->arena);
     return NULL;
   }
@@ -227,7 +283,7 @@ napi_value hb_js_fill(napi_env env, napi_callback_info info)
   }
   /* A line takes at least 4 bytes, so a count the string cannot hold is
    * rejected before the views are sized from it. */
-  if (reject == 0 && (size_t)num_headers > fields.len / 4) {
+  if (reject == 0 && (size_t)num_headers > f.fields.len / 4) {
     reject = HM_EINVAL_HEAD;
   }
   if (reject == 0 && !hb_grow((void **)&inst->fields, &inst->fields_cap, (size_t)num_headers * 2,
@@ -243,14 +299,14 @@ napi_value hb_js_fill(napi_env env, napi_callback_info info)
   if (reject == 0) {
     /* The arena has stopped moving; views into it stay valid. */
     res.status = (unsigned)status_d;
-    res.reason.base = has_reason ? inst->arena.base + reason.off : NULL;
-    res.reason.len = reason.len;
+    res.reason.base = f.has_reason ? inst->arena.base + f.reason.off : NULL;
+    res.reason.len = f.reason.len;
     res.headers = NULL;
     res.num_headers = num_headers;
-    res.body = hb_body_str(inst, &body);
+    res.body = hb_body_str(inst, &f.body);
     res.framing = (flags & HB_FLAG_CHUNKED) ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
-    err = hm_serialize_joined(&res, inst->arena.base + fields.off, fields.len, inst->fields, dst,
-                              room, &len);
+    err = hm_serialize_joined(&res, inst->arena.base + f.fields.off, f.fields.len, inst->fields,
+                              dst, room, &len);
     reject = err == HM_E2BIG ? 0 : (int)err;
   }
   if (reject != 0) {
@@ -349,6 +405,51 @@ napi_value hb_js_build_from_head(napi_env env, napi_callback_info info)
   return out;
 }
 
+/* fillFromHead()'s head, read the cheapest way `flags` allow: as latin1
+ * when it is chunked (Node writes it with the chunk-size line, as one
+ * latin1 string) or when the caller vouches that no char is above 0xFF
+ * (HB_FLAG_HEAD_ONE_BYTE; ASCII_ONLY then checks the bytes), else converted
+ * as a header string. Returns as hb_read_head_string() does. */
+static napi_status read_fill_head(napi_env env, hb_instance_t *inst, napi_value v, unsigned flags,
+                                  size_t *used, hb_span_t *head, int *reject)
+{
+  if (flags & HB_FLAG_CHUNKED) {
+    return hb_read_latin1(env, inst, v, used, head);
+  }
+  if ((flags & HB_FLAG_HEAD_ONE_BYTE) &&
+      (!(flags & HB_FLAG_HEAD_UTF8) || (flags & HB_FLAG_ASCII_ONLY))) {
+    napi_status st = hb_read_latin1(env, inst, v, used, head);
+    if (st == napi_ok && (flags & HB_FLAG_ASCII_ONLY) && *reject == 0 &&
+        !hb_is_ascii((const unsigned char *)inst->arena.base + head->off, head->len)) {
+      *reject = HB_ENONASCII;
+    }
+    return st;
+  }
+  return hb_read_head_string(env, inst, v, used, head, flags, -1, reject);
+}
+
+/* Checks the head `h` (`len` bytes, `num_headers` lines) and writes it and
+ * `body` into `dst`: raw, or framed as one chunk and the last chunk.
+ * Returns 0 or the core's rejection code; `dst` is untouched unless 0. */
+static int write_from_head(const char *h, size_t len, uint32_t num_headers, hm_str_t body,
+                           bool chunked, char *dst, size_t dst_len)
+{
+  size_t written = 0;
+  if (!chunked) {
+    return (int)hm_write_head(h, len, num_headers, body, dst, dst_len, &written);
+  }
+  hm_parts_t parts;
+  int reject = (int)hm_check_head(h, len, num_headers);
+  if (reject == 0) {
+    reject = (int)hm_block_parts(h, len, HM_NO_HOLE, (hm_str_t){NULL, 0}, body, HM_FRAMING_CHUNKED,
+                                 &parts);
+  }
+  if (reject == 0) {
+    reject = (int)hm_write_parts(&parts, dst, dst_len, &written);
+  }
+  return reject;
+}
+
 /* fillFromHead(dst, head, numHeaders, body, flags): the shim's hot path.
  * Checks `head` in one pass (hm_write_head) and writes it and the body into
  * `dst`, a Uint8Array the caller sized as head bytes plus body bytes (JS
@@ -384,19 +485,7 @@ napi_value hb_js_fill_from_head(napi_env env, napi_callback_info info)
   size_t used = 0;
   int reject = 0;
   hb_span_t head;
-  napi_status st;
-  if (chunked) {
-    st = hb_read_latin1(env, inst, argv[1], &used, &head);
-  } else if ((flags & HB_FLAG_HEAD_ONE_BYTE) &&
-             (!(flags & HB_FLAG_HEAD_UTF8) || (flags & HB_FLAG_ASCII_ONLY))) {
-    st = hb_read_latin1(env, inst, argv[1], &used, &head);
-    if (st == napi_ok && (flags & HB_FLAG_ASCII_ONLY) &&
-        !hb_is_ascii((const unsigned char *)inst->arena.base + head.off, head.len)) {
-      reject = HB_ENONASCII;
-    }
-  } else {
-    st = hb_read_head_string(env, inst, argv[1], &used, &head, flags, -1, &reject);
-  }
+  napi_status st = read_fill_head(env, inst, argv[1], flags, &used, &head, &reject);
   if (st == napi_string_expected) {
     return hb_throw_type_error(env, "fillFromHead: argument 'head' must be a string");
   }
@@ -408,23 +497,8 @@ napi_value hb_js_fill_from_head(napi_env env, napi_callback_info info)
     return NULL;
   }
   if (reject == 0) {
-    hm_response_t res;
-    res.body = hb_body_str(inst, &body);
-    size_t written = 0;
-    const char *const h = inst->arena.base + head.off;
-    if (chunked) {
-      hm_parts_t parts;
-      reject = (int)hm_check_head(h, head.len, num_headers);
-      if (reject == 0) {
-        reject = (int)hm_block_parts(h, head.len, HM_NO_HOLE, (hm_str_t){NULL, 0}, res.body,
-                                     HM_FRAMING_CHUNKED, &parts);
-      }
-      if (reject == 0) {
-        reject = (int)hm_write_parts(&parts, dst, dst_len, &written);
-      }
-    } else {
-      reject = (int)hm_write_head(h, head.len, num_headers, res.body, dst, dst_len, &written);
-    }
+    reject = write_from_head(inst->arena.base + head.off, head.len, num_headers,
+                             hb_body_str(inst, &body), chunked, dst, dst_len);
   }
   hb_arena_trim(&inst->arena);
   return hb_make_code(env, reject);
