@@ -18,26 +18,24 @@ const { isUint8Array } = require('node:util/types')
 
 const binding = require('./binding.js')
 const errors = require('./errors.js')
+const { TOKEN, INVALID_HEADER_CHAR } = require('./rules.js')
 
 // lib/binding.js exports the addon or null; why it is null is kept on its
 // module record, read here once while that record is the one just loaded.
 const bindingRecord = require.cache[require.resolve('./binding.js')]
 const loadError = (bindingRecord && bindingRecord.loadError) || null
 
-// The bits of the addon's `flags` argument; the values are fixed by
-// src/binding.c and repeated here for the JS fallback.
-const CHUNKED = 1
-const BODY_LATIN1 = 2
-const HEAD_UTF8 = 4
+// The bits of the addon's `flags` argument, as the addon exports them
+// (src/binding.c lists them). Without the addon they only name the options
+// for the JS fallback, and any distinct bits do.
+const { CHUNKED, BODY_LATIN1, HEAD_UTF8 } = binding === null
+  ? { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4 }
+  : binding.flags
 
 // The default reason phrases, copied once so that a later change to
 // http.STATUS_CODES cannot make the JS fallback differ from the addon's
 // built-in table (src/http_message.c hm_default_reason()).
 const DEFAULT_REASONS = Object.freeze({ ...STATUS_CODES })
-
-// lib/_http_common.js checkIsHttpToken and checkInvalidHeaderChar.
-const tokenRegExp = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
-const headerCharRegExp = /[^\t\x20-\x7e\x80-\xff]/
 
 // Results are views into a slab of POOL_SIZE bytes, handed out in order as
 // Buffer.allocUnsafe() hands out Node's pool: a standalone allocation per
@@ -48,25 +46,17 @@ const headerCharRegExp = /[^\t\x20-\x7e\x80-\xff]/
 // A UTF-8 string body, whose byte count is unknown until it is written,
 // goes to the slab up to UTF8_POOL_MAX chars: counting its bytes first would
 // cost more than the slab's page faults.
-// Refs: benchmark/build-message.js (3 headers, 4 B body: 1326 ns before, 560 after)
 //
 // A message of known size above POOL_MAX and up to LARGE_MAX bytes comes
 // from a second slab of LARGE_POOL_SIZE bytes, handed out the same way (a
 // kept result of 8 to 32 KiB keeps 128 KiB alive); a larger one gets a
-// Buffer of its own. At 16 KiB most of the time goes to writing memory that
-// no cache holds: results are fresh memory, which V8 frees only after tens
-// of MiB more have been handed out, so each line written must first be read
-// from memory (16 KiB copied into a 64 MiB ring of buffers: 2.1 µs; into
-// one that stays in L2: 0.4 µs). A Buffer of its own adds an ArrayBuffer
-// per message (malloc, backing store, the sweeper's accounting, free): 0.6
-// to 1.0 µs. The slab pays that once per 7 messages, and more page faults
-// (0.1 to 0.4 per message against 0.0 to 0.1: glibc trims the heap after
-// freed slabs), which cost less than the allocations saved. Bodies are
-// copied with TypedArray#set: an addon copy that asked for every cache line
-// of the destination first (fillBody(), removed) measured 6 to 24% slower
-// for 8 to 32 KiB bodies, in one process, interleaved.
-// Refs: benchmark/build-message.js (16 KiB Buffer body, 3 headers, medians
-// of 3 runs: 3689 ns per message before the slab, 1.7 to 1.9 µs with it)
+// Buffer of its own. For messages that large most of the time goes to
+// writing fresh memory that no cache holds, and a Buffer of its own adds an
+// ArrayBuffer per message (malloc, backing store, the sweeper's accounting,
+// free), which the slab pays once per several messages: more than the
+// slab's extra page faults cost. Bodies are copied with TypedArray#set,
+// which beat a copy in the addon for these sizes.
+// Refs: benchmark/build-message.js (the 4 B and 16 KiB rows), benchmark/RESULTS.md
 const POOL_SIZE = 64 * 1024
 const POOL_MAX = 8 * 1024
 const UTF8_POOL_MAX = POOL_SIZE >>> 1
@@ -165,7 +155,8 @@ function readOptions (options) {
   let flags = 0
   const { encoding, chunked, headerEncoding } = options
   // 'ascii' writes the low byte of each char, exactly like 'latin1', as
-  // Buffer.from(str, 'ascii') does (doc section 3.5).
+  // Buffer.from(str, 'ascii') does (Node's Buffer docs, "Buffers and
+  // character encodings": for encoding, 'ascii' is equivalent to 'latin1').
   if (encoding === 'latin1' || encoding === 'ascii') {
     flags |= BODY_LATIN1
   } else if (encoding !== undefined && encoding !== 'utf8' && encoding !== 'utf-8') {
@@ -336,8 +327,8 @@ function renderNative (code, reason, utf8, flat) {
 }
 
 // A miss with a latin1 head: the addon checks and writes the whole message
-// in one call, as it did before there was a cache, and the head's bytes are
-// then copied into the spare block memory and cached. The default reason is
+// in one call, and the head's bytes are then copied into the spare block
+// memory and cached. The default reason is
 // passed as a string, so the head's length is known exactly:
 // "HTTP/1.1 ddd " + reason + CRLF, `name: value` CRLF per field (each one
 // byte longer than its `name NUL value CR LF` in `fields`), CRLF. Returns
@@ -542,7 +533,7 @@ function validateValue (name, value) {
     throw errors.invalidArgType(`headers["${name}"]`, 'of type string or number, or an array of those',
       value, buildHttpMessage)
   }
-  if (headerCharRegExp.test(String(value))) {
+  if (INVALID_HEADER_CHAR.test(String(value))) {
     throw errors.invalidChar('header content', name, buildHttpMessage)
   }
 }
@@ -550,7 +541,7 @@ function validateValue (name, value) {
 // lib/_http_outgoing.js processHeader() with validation on, plus our type
 // rule for values.
 function validateEntry (name, value) {
-  if (typeof name !== 'string' || name === '' || !tokenRegExp.test(name)) {
+  if (typeof name !== 'string' || name === '' || !TOKEN.test(name)) {
     throw errors.invalidHttpToken(name, buildHttpMessage)
   }
   if (!Array.isArray(value)) {
@@ -583,7 +574,7 @@ function validate (statusCode, code, reason, headers, snap, body) {
     if (typeof reason !== 'string') {
       throw errors.invalidArgType('reason', 'of type string', reason, buildHttpMessage)
     }
-    if (headerCharRegExp.test(reason)) {
+    if (INVALID_HEADER_CHAR.test(reason)) {
       throw errors.invalidChar('statusMessage', undefined, buildHttpMessage)
     }
   }

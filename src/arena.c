@@ -28,13 +28,6 @@ bool hb_grow(void **base, size_t *cap, size_t need, size_t size)
   return true;
 }
 
-void hb_arena_trim(hb_arena_t *a)
-{
-  if (a->cap > HB_ARENA_KEEP_MAX) {
-    hb_arena_free(a);
-  }
-}
-
 void hb_arena_free(hb_arena_t *a)
 {
   free(a->base);

@@ -53,11 +53,17 @@ static inline bool hb_arena_reserve(hb_arena_t *a, size_t used, size_t extra)
   return hb_grow((void **)&a->base, &a->cap, need, 1);
 }
 
-/* Called at the end of each call: releases the block when it grew past
- * HB_ARENA_KEEP_MAX. Any view into the arena is invalid afterwards. */
-void hb_arena_trim(hb_arena_t *a);
-
 /* Releases the block; `a` is empty (and reusable) afterwards. */
 void hb_arena_free(hb_arena_t *a);
+
+/* Called at the end of each call: releases the block when it grew past
+ * HB_ARENA_KEEP_MAX. Any view into the arena is invalid afterwards. Inline:
+ * every call ends with it. */
+static inline void hb_arena_trim(hb_arena_t *a)
+{
+  if (a->cap > HB_ARENA_KEEP_MAX) {
+    hb_arena_free(a);
+  }
+}
 
 #endif /* HB_ARENA_H */

@@ -117,9 +117,24 @@ napi_value hb_throw_type_error(napi_env env, const char *msg);
 /* Reads exactly `want` arguments into `argv` (room for `want + 1`) and the
  * instance (the callback data) into `*inst`. Returns true, or false with a
  * TypeError (`usage` as its message) pending when the call has another
- * count, or the Node-API error pending. */
-bool hb_get_args(napi_env env, napi_callback_info info, napi_value *argv, size_t want,
-                 hb_instance_t **inst, const char *usage);
+ * count, or the Node-API error pending. Inline: every entry point starts
+ * with it. */
+static inline bool hb_get_args(napi_env env, napi_callback_info info, napi_value *argv, size_t want,
+                               hb_instance_t **inst, const char *usage)
+{
+  size_t argc = want + 1;
+  void *data = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, &data) != napi_ok) {
+    hb_throw_last_error(env);
+    return false;
+  }
+  if (argc != want) {
+    hb_throw_type_error(env, usage);
+    return false;
+  }
+  *inst = data;
+  return true;
+}
 
 /* `code` as a JS number (a uint32). Returns NULL with an exception pending
  * when Node-API fails. */

@@ -405,26 +405,6 @@ napi_value hb_make_code(napi_env env, int code)
   return result;
 }
 
-/* Reads exactly `want` arguments into `argv` (room for `want + 1`) and the
- * instance data. Returns false, with a TypeError or the Node-API error
- * pending, when the call has another count. */
-bool hb_get_args(napi_env env, napi_callback_info info, napi_value *argv, size_t want,
-                 hb_instance_t **inst, const char *usage)
-{
-  size_t argc = want + 1;
-  void *data = NULL;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, &data) != napi_ok) {
-    hb_throw_last_error(env);
-    return false;
-  }
-  if (argc != want) {
-    hb_throw_type_error(env, usage);
-    return false;
-  }
-  *inst = data;
-  return true;
-}
-
 /* Reads the `numHeaders` argument. Returns false with a TypeError pending. */
 bool hb_read_count(napi_env env, napi_value v, const char *fn, uint32_t *count)
 {
