@@ -1,6 +1,6 @@
 'use strict'
 
-// The addon's own contract (src/binding.c): misuse throws a TypeError, a
+// The addon's own contract (src/napi_entry.h, src/binding.c): misuse throws a TypeError, a
 // response the core rejects comes back as the numeric code, and buildFromHead
 // reproduces a head Node rendered. Also a self-test of test/helpers/llhttp.js.
 

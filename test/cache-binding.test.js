@@ -1,6 +1,6 @@
 'use strict'
 
-// The header-block slots of the addon (src/binding.c): cacheSet() stores a
+// The header-block slots of the addon (src/napi_cache.h): cacheSet() stores a
 // checked block with a Content-Length hole, fillCached() writes it with the
 // digits of a length argument, and a length of -1 asks for the digits the
 // slot's last response had, which lib/render.js passes when a response
@@ -68,8 +68,8 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
     t.not(fill(slot, -1, 'abc', 1).code, 0, '-1 finds no digits')
   })
 
-  // A repeat keeps the block laid out with its digits (src/binding.c,
-  // read_holed()); storing, and any other length, must drop that copy.
+  // A repeat keeps the block laid out with its digits (src/napi_cache.c,
+  // lay_out()); storing, and any other length, must drop that copy.
   t.test('the block kept for repeats goes with the digits and the block', async t => {
     // As long as PREFIX, which fill() sizes its buffer for.
     const OTHER = 'HTTP/1.1 202 OK\r\nContent-Type: text/plain\r\nContent-Length: '
