@@ -213,7 +213,7 @@ static int convert_head_string(char *arena, size_t *used, hb_span_t *span, unsig
   size_t d = i;
   for (size_t j = i; j < len; j++) {
     if (p[j] >= 0xC2) {
-      p[d++] = (unsigned char)(((p[j] & 0x03u) << 6) | (p[j + 1] & 0x3Fu));
+      p[d++] = (unsigned char)(((p[j] & 0x03U) << 6) | (p[j + 1] & 0x3FU));
       j++;
     } else {
       p[d++] = p[j];
