@@ -87,22 +87,25 @@ function loadAdvice (err, proc = process) {
       'built none: install a C toolchain (a C compiler, make, python3) and run ' +
       '"npm rebuild http-oneshot --foreground-scripts"'
   }
-  return 'the addon found does not load here: build one from source with ' +
+  return 'the addon found cannot be used here: build one from source with ' +
     '"npm rebuild http-oneshot --build-from-source --foreground-scripts"'
 }
 
 const loadAdviceText = loadAdvice(loadError)
 if (binding === null) {
   debug('native addon not loaded (%s): the shim stays inactive, every response takes ' +
-    "Node's own path%s", loadError && loadError.message, loadAdviceText ? '; ' + loadAdviceText : '')
+    "Node's own path%s", loadError && String(loadError.message).split('\n')[0].trim(),
+  loadAdviceText ? '; ' + loadAdviceText : '')
 } else {
   debug('native addon loaded')
 }
 
 // The export is the addon itself or null, as lib/shim.js tests it. null
 // cannot carry a property, so the reason is recorded on this module record,
-// where lib/build.js reads it and re-exports it as `loadError`.
-// loadAdvice is what lib/index.js and the report tell the user to do.
+// where lib/build.js reads it and re-exports it as `loadError`, next to
+// `loadAdvice`, the words for any message that tells the user what to do
+// (null when loaded or turned off on purpose), and `adviceFor`, which makes
+// them.
 module.loadError = loadError
 module.loadAdvice = loadAdviceText
 module.adviceFor = loadAdvice

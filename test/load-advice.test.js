@@ -73,7 +73,7 @@ t.test('adviceFor(): each kind of load error', async t => {
   t.equal(adviceFor(denied), 'the permission model refused FileSystemRead of /app/node_modules/http-oneshot/prebuilds: ' +
     `allow reading the package's directory (--allow-fs-read=${ROOT})`)
   const dlopen = new Error('/app/prebuilds/linux-x64/http-oneshot.napi.glibc.node: wrong ELF class: ELFCLASS32')
-  t.equal(adviceFor(dlopen), 'the addon found does not load here: build one from source with ' +
+  t.equal(adviceFor(dlopen), 'the addon found cannot be used here: build one from source with ' +
     '"npm rebuild http-oneshot --build-from-source --foreground-scripts"')
   t.equal(adviceFor(Object.assign(new Error('x'), { code: 'ERR_DLOPEN_DISABLED' }), { permission: {} }),
     "Node's permission model refuses native addons: add --allow-addons to the node options")
