@@ -24,6 +24,10 @@ const { elfHeader, ELF_MACHINE } = require('../scripts/prebuild.js')
 const ROOT = path.join(__dirname, '..')
 const PLATFORM = `${process.platform}-${process.arch}`
 
+// Compiles and npm installs (and, for the emulated run, qemu) take
+// minutes on a loaded machine.
+t.setTimeout(300000)
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-package-'))
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
 
@@ -37,7 +41,7 @@ function npm (args, cwd, extraEnv = {}) {
   delete env.NODE_OPTIONS
   delete env.HTTP_ONESHOT
   delete env.HTTP_ONESHOT_NATIVE
-  const res = childProcess.spawnSync('npm', args, { cwd, env, encoding: 'utf8', timeout: 60000 })
+  const res = childProcess.spawnSync('npm', args, { cwd, env, encoding: 'utf8', timeout: 180000 })
   return { code: res.status, out: (res.stdout || '') + (res.stderr || '') }
 }
 

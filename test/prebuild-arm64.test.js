@@ -52,6 +52,10 @@ const SAMPLE = [
   'Buffer body of 64 KiB with end(cb)'
 ]
 
+// Compiles and npm installs (and, for the emulated run, qemu) take
+// minutes on a loaded machine.
+t.setTimeout(300000)
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-arm64-'))
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
 
