@@ -21,7 +21,6 @@ const path = require('node:path')
 const util = require('node:util')
 
 const { disabledByEnv } = require('./env.js')
-const { prebuiltList } = require('./prebuilds.js')
 
 const debug = util.debuglog('http-oneshot')
 
@@ -83,6 +82,8 @@ function loadAdvice (err, proc = process) {
       `: allow reading the package's directory (--allow-fs-read=${path.join(__dirname, '..')})`
   }
   if (/^No native build was found/.test(String(err.message))) {
+    // Required here: a process whose addon loads never needs the list.
+    const { prebuiltList } = require('./prebuilds.js')
     return `no prebuild matches this platform (prebuilds: ${prebuiltList()}) and the install ` +
       'built none: install a C toolchain (a C compiler, make, python3) and run ' +
       '"npm rebuild http-oneshot --foreground-scripts"'

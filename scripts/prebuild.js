@@ -180,4 +180,4 @@ if (require.main === module) {
   process.exitCode = main(process.argv.slice(2))
 }
 
-module.exports = { elfHeader, prebuildName, ELF_MACHINE }
+module.exports = { elfHeader, prebuildName, toolchain, ELF_MACHINE }

@@ -20,7 +20,7 @@ const path = require('node:path')
 
 const t = require('tap')
 
-const { elfHeader } = require('../scripts/prebuild.js')
+const { elfHeader, toolchain } = require('../scripts/prebuild.js')
 const { locate } = require('../scripts/arm64-node.js')
 const { onPath } = require('../scripts/build.js')
 const { COPY_MAX_BODY } = require('../lib/shim.js')
@@ -98,6 +98,22 @@ function missingForRun () {
   if (locate() === null) return 'no arm64 node: run `npm run fetch:arm64-node`'
   return null
 }
+
+t.test('the cross toolchain: CC and the rest name it; a missing one names its Debian package', async t => {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    t.skip(`cross-building arm64 is set up for linux-x64 hosts, not ${process.platform}-${process.arch}`)
+    return
+  }
+  const found = toolchain('arm64', process.env)
+  t.equal(found.error, undefined, 'aarch64-linux-gnu-gcc is on PATH: ' + found.error)
+  t.equal(found.cross, true)
+  t.match(found.env, { CC: 'aarch64-linux-gnu-gcc', LINK: 'aarch64-linux-gnu-gcc', AR: 'aarch64-linux-gnu-ar' })
+  t.equal(found.strip, 'aarch64-linux-gnu-strip')
+  t.strictSame(toolchain('arm64', { PATH: dir }), {
+    error: 'no cross compiler aarch64-linux-gnu-gcc on PATH (Debian: apt-get install gcc-aarch64-linux-gnu)'
+  })
+  t.equal(toolchain('x64', { PATH: dir }).cross, false, 'this machine\'s own architecture needs no cross compiler')
+})
 
 t.test('the linux-arm64 prebuild', async t => {
   const res = childProcess.spawnSync(process.execPath,
