@@ -3,11 +3,20 @@
 
 // Builds the addon with node-gyp, offline.
 //
-//   node scripts/build.js             rebuild; exit non-zero on failure
+//   node scripts/build.js             rebuild; exit non-zero on failure. Works
+//                                     from an installed package too:
+//                                     node node_modules/http-oneshot/scripts/build.js
 //   node scripts/build.js --if-needed  (the npm "install" script) do nothing
 //                                     when a prebuild or an earlier build
-//                                     loads; never fail the install, because
-//                                     lib/build.js has a JS fallback
+//                                     loads; never fail the install: without
+//                                     the addon the package stays inactive
+//                                     and every response takes Node's own path
+//
+// A source build can be forced at install time the way node-gyp-build and
+// node-pre-gyp users know: `npm install http-oneshot --build-from-source`,
+// or npm_config_build_from_source=true in the environment (npm passes both
+// to install scripts as npm_config_build_from_source, with a warning that it
+// does not know the setting). A forced build that fails fails the install.
 //
 // Headers come from the local Node install (`<prefix>/include/node`) or from
 // npm's `nodedir` setting, and node-gyp always gets them as --nodedir: it is
@@ -16,14 +25,17 @@
 //
 // A failure prints one plain line and removes the half-made build/. npm 7 and
 // later show an install script's output only when the script fails or with
-// --foreground-scripts, so the same reason also reaches the application: its
-// install() warns with code HTTP_ONESHOT_INACTIVE (lib/index.js).
+// --foreground-scripts, so the reason also reaches the application through
+// the loader (lib/binding.js, NODE_DEBUG=http-oneshot).
 
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 
+const { prebuiltList } = require('../lib/prebuilds.js')
+
 const ROOT = path.resolve(__dirname, '..')
+const NAME = 'http-oneshot'
 
 // Returns true when an addon for this Node already loads from prebuilds/ or
 // build/, the same lookup lib/binding.js does at run time.
@@ -34,6 +46,20 @@ function alreadyBuilt (root) {
   } catch {
     return false
   }
+}
+
+/**
+ * Whether npm was asked for a source build: `--build-from-source` or
+ * npm_config_build_from_source, set to true or to a comma-separated list of
+ * package names that includes this one (node-pre-gyp's convention).
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {boolean}
+ */
+function buildFromSource (env) {
+  const value = (env.npm_config_build_from_source || '').trim().toLowerCase()
+  if (value === '' || value === 'false' || value === '0') return false
+  if (value === 'true' || value === '1') return true
+  return value.split(',').map((s) => s.trim()).includes(NAME)
 }
 
 // A directory node-gyp accepts as --nodedir: an install prefix with
@@ -84,14 +110,43 @@ function missingTool (env) {
   return null
 }
 
-// Returns [command, argsPrefix] for the node-gyp to run: the project's own
-// copy first (run with this Node), then one on PATH.
-function findNodeGyp (root) {
+// node-gyp's entry script inside an npm installation next to `execPath`:
+// <prefix>/lib/node_modules/npm on Unix, <dir>/node_modules/npm on Windows.
+function npmBundledNodeGyp (execPath) {
+  const bin = path.dirname(execPath)
+  const npmDir = process.platform === 'win32'
+    ? path.join(bin, 'node_modules', 'npm')
+    : path.join(bin, '..', 'lib', 'node_modules', 'npm')
+  return path.join(npmDir, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js')
+}
+
+/**
+ * The node-gyp to run, as [command, argsPrefix], or null when there is none:
+ * 1. npm_config_node_gyp, which npm sets for every script it runs (its own
+ *    bundled copy, or the user's `node_gyp` setting);
+ * 2. a node-gyp the package can require (the repository's devDependency);
+ * 3. the one bundled with the npm next to the running node, for
+ *    `node node_modules/http-oneshot/scripts/build.js` outside npm;
+ * 4. node-gyp on PATH.
+ * A .js entry runs with the running node, so no shebang or PATH is needed.
+ * @param {string} root the package directory
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {[string, string[]]|null}
+ */
+function findNodeGyp (root, env) {
+  const script = (file) => [process.execPath, [file]]
+  const configured = env.npm_config_node_gyp
+  if (configured && fs.existsSync(configured)) {
+    return configured.endsWith('.js') ? script(configured) : [configured, []]
+  }
   try {
-    const gyp = require.resolve('node-gyp/bin/node-gyp.js', { paths: [root, ROOT] })
-    return [process.execPath, [gyp]]
+    return script(require.resolve('node-gyp/bin/node-gyp.js', { paths: [root, ROOT] }))
   } catch {}
-  return [process.platform === 'win32' ? 'node-gyp.cmd' : 'node-gyp', []]
+  const bundled = npmBundledNodeGyp(process.execPath)
+  if (fs.existsSync(bundled)) return script(bundled)
+  const bare = process.platform === 'win32' ? 'node-gyp.cmd' : 'node-gyp'
+  if (onPath(bare, env)) return [bare, []]
+  return null
 }
 
 // The most telling line of node-gyp's output: the compiler's first error,
@@ -105,13 +160,24 @@ function failureLine (output) {
   return line.replace(/^gyp ERR! (stack )?/, '').slice(0, 200)
 }
 
+// What the install script says when it could not build: the package stays
+// installed but inactive, and how to get the native path.
+function inactiveLine (why) {
+  return `${NAME}: native addon not built (${why}). ${NAME} stays inactive: every response ` +
+    "takes Node's own path. For the native path, install a C toolchain (a C compiler, make, " +
+    `python3) and run "npm rebuild ${NAME} --foreground-scripts", or use a platform with a ` +
+    `prebuild: ${prebuiltList()}`
+}
+
 /**
  * Builds (or, with ifNeeded, maybe skips) the addon.
  * @param {object} [opts]
  * @param {boolean} [opts.ifNeeded] the install script: skip when an addon
- *   loads, never fail
+ *   loads unless a source build was asked for; never fail unless it was
  * @param {string} [opts.root] the package directory
  * @param {string} [opts.execPath] the node binary to build for
+ * @param {string} [opts.arch] a target architecture for node-gyp --arch
+ *   (a cross build: env must name the cross compiler as CC)
  * @param {NodeJS.ProcessEnv} [opts.env]
  * @param {(line: string) => void} [opts.log] where the one failure line goes
  * @returns {number} the exit code
@@ -121,17 +187,24 @@ function main (opts = {}) {
     ifNeeded = false,
     root = ROOT,
     execPath = process.execPath,
+    arch = null,
     env = process.env,
     log = (line) => process.stderr.write(line + '\n')
   } = opts
-  if (ifNeeded && alreadyBuilt(root)) return 0
+  const forced = ifNeeded && buildFromSource(env)
+  if (ifNeeded && !forced && alreadyBuilt(root)) return 0
 
   const fail = (why) => {
+    if (forced) {
+      log(`${NAME}: source build failed (${why}); it was asked for with --build-from-source ` +
+        '(npm_config_build_from_source), so the install fails')
+      return 1
+    }
     if (ifNeeded) {
-      log(`http-oneshot: native addon not built (${why}); using the JS fallback, which sends the same bytes`)
+      log(inactiveLine(why))
       return 0
     }
-    log(`http-oneshot: native build failed (${why})`)
+    log(`${NAME}: native build failed (${why})`)
     return 1
   }
 
@@ -142,9 +215,15 @@ function main (opts = {}) {
   }
   const missing = missingTool(env)
   if (missing !== null) return fail(missing)
+  const gyp = findNodeGyp(root, env)
+  if (gyp === null) {
+    return fail('no node-gyp: run the build through npm ("npm rebuild http-oneshot"), which ' +
+      'brings its own, or install it with "npm install -g node-gyp"')
+  }
 
-  const [cmd, prefix] = findNodeGyp(root)
+  const [cmd, prefix] = gyp
   const args = [...prefix, 'rebuild', `--nodedir=${nodedir}`]
+  if (arch !== null) args.push(`--arch=${arch}`)
   // The install script keeps node-gyp's output for the one failure line;
   // `npm run build` shows it as it comes.
   const res = spawnSync(cmd, args, {
@@ -156,7 +235,10 @@ function main (opts = {}) {
     // A Windows .cmd shim must go through the shell to run at all.
     shell: process.platform === 'win32' && cmd.endsWith('.cmd')
   })
-  if (res.status === 0) return 0
+  if (res.status === 0) {
+    if (forced) log(`${NAME}: built the addon from source (--build-from-source): build/Release/http_oneshot.node`)
+    return 0
+  }
 
   fs.rmSync(path.join(root, 'build'), { recursive: true, force: true })
   const exit = res.error ? res.error.message : `node-gyp exited with ${res.status ?? res.signal}`
@@ -168,4 +250,4 @@ if (require.main === module) {
   process.exitCode = main({ ifNeeded: process.argv.includes('--if-needed') })
 }
 
-module.exports = { main, findNodedir, missingTool }
+module.exports = { main, buildFromSource, findNodedir, findNodeGyp, missingTool, onPath, npmBundledNodeGyp }
