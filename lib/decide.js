@@ -120,12 +120,6 @@ if (internals !== null) {
   socketWriteGeneric = k._writeGeneric
 }
 
-// What the last render (lib/render.js) left for the write: the response and
-// its header block, the cached slot (-1: not cached) with the Content-Length
-// value to fill in, or a chunked block (whose framing C adds), and the line
-// count of an uncached block.
-const rendered = { res: null, head: null, slot: -1, length: 0, lines: 0, chunked: false }
-
 // The writeHead a pristine response resolves to: the shim's while installed.
 let currentWriteHead = internals === null ? null : internals.resMethods.writeHead
 function setWriteHead (fn) {
@@ -160,9 +154,11 @@ function methodsPatched (res, socket) {
  * @param {http.ServerResponse} res
  * @param {*} chunk the chunk as end() received it, after argument shuffling
  * @param {*} encoding the encoding, after argument shuffling
+ * @param {object|null} block what the renderer put on `res` (lib/render.js
+ *   blockOf()): null when the header is not one it rendered
  * @returns {string|null} null for the native path, else a FALLBACK value
  */
-function fallbackReason (res, chunk, encoding) {
+function fallbackReason (res, chunk, encoding, block) {
   if (binding === null) return FALLBACK.NO_BINDING
   if (internals === null) return FALLBACK.UNSUPPORTED_NODE
   if (httpDebug) return FALLBACK.DEBUG
@@ -225,8 +221,8 @@ function fallbackReason (res, chunk, encoding) {
   // render, are left to Node. Without a body (HEAD) end() neither frames
   // nor sends the chunk, whatever chunkedEncoding says, once the header is
   // rendered.
-  const ours = rendered.res === res && rendered.head === res._header
-  const chunkedBlock = rendered.chunked && ours
+  const ours = block !== null
+  const chunkedBlock = ours && block.chunked
   if (res.chunkedEncoding
     ? !chunkedBlock && (res._header === null || (hasBody === true && ours))
     : chunkedBlock) {
@@ -604,7 +600,6 @@ module.exports = {
   DEFAULT_MAX_BODY,
   INVALID_HEADER_CHAR,
   options,
-  rendered,
   httpDebug,
   fallbackReason,
   headerFirst,

@@ -24,7 +24,7 @@ const debugEnabled = debug.enabled
 const {
   FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, tailReason, uncorkReason
 } = decide
-const { RENDER_BY_NODE, RENDER_FALLBACK, rendered } = render
+const { RENDER_BY_NODE } = render
 
 // end() calls by path (and fallback reason); write() calls by path.
 const stats = { native: 0, fallback: 0, reasons: Object.create(null), writes: { native: 0, fallback: 0 } }
@@ -63,7 +63,7 @@ function bodyLength (chunk, encoding) {
  * @returns {boolean} false when Node's own end() must run instead (the
  * header may have been rendered, which legacy end() continues from)
  */
-function nativeEnd (res, chunk, encoding, callback) {
+function nativeEnd (res, chunk, encoding, callback, block) {
   let flags = 0
   let len = 0
   // write_: a HEAD, 1xx, 204 or 304 response drops the chunk after it set
@@ -86,8 +86,7 @@ function nativeEnd (res, chunk, encoding, callback) {
         flags = FLAGS.BODY_LATIN1
       } else {
         flags = FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY
-        guessed = rendered.res === res && rendered.slot >= 0 && res._header !== null &&
-          rendered.head === res._header
+        guessed = block !== null && block.slot >= 0
       }
     }
     // A guess is the least the byte length can be.
@@ -112,39 +111,35 @@ function nativeEnd (res, chunk, encoding, callback) {
   if (res._header === null) {
     const previousLength = res._contentLength
     res._contentLength = len
-    lines = render.renderFresh(res, len)
-    if (lines === RENDER_FALLBACK) {
-      res._contentLength = previousLength
-      count(render.renderFailure(), res)
-      return false
-    }
-    if (lines === RENDER_BY_NODE) {
+    const fresh = render.renderFresh(res, len)
+    if (fresh === RENDER_BY_NODE) {
       res._implicitHeader()
       if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
         count(FALLBACK.CHUNKED, res)
         return false
       }
-      lines = countLines(res._header)
+    } else if (typeof fresh === 'string') {
+      res._contentLength = previousLength
+      count(fresh, res)
+      return false
     } else {
-      slot = rendered.slot
-      length = rendered.length
-      flags |= FLAGS.HEAD_ONE_BYTE
+      block = fresh
     }
-  } else if (rendered.res === res && rendered.head === res._header) {
-    slot = rendered.slot
-    length = rendered.length
-    lines = rendered.lines
+  }
+  if (block !== null) {
+    slot = block.slot
+    length = block.lastValue
+    lines = block.lines
     // fallbackReason() let a chunked block through only when it is cached.
-    chunked = rendered.chunked
+    chunked = block.chunked
     flags |= FLAGS.HEAD_ONE_BYTE
+    render.release()
   } else {
     lines = countLines(res._header)
     // A block Node's writeHead() rendered with chunked framing (fallbackReason()
     // let it through): C frames the body as end() does, with a body only.
     chunked = !!res.chunkedEncoding && res._hasBody === true
   }
-  rendered.res = null
-  rendered.head = null
   // A cached block is ASCII, and so is a UTF-8 string body whose byte
   // length equals its length: C copies such a body as latin1, the cheaper
   // read, with the same bytes.
@@ -165,7 +160,7 @@ function nativeEnd (res, chunk, encoding, callback) {
     length = 0
   } else if (slot >= 0) {
     // C keeps the digits of a cached slot's last Content-Length value.
-    length = render.lengthArgument(slot, length)
+    length = render.lengthArgument(block)
   }
   let code = dropped
     ? send(res, slot, length, lines, null, 0, flags, callback, true, handle)
@@ -186,7 +181,7 @@ function nativeEnd (res, chunk, encoding, callback) {
   if (code !== 0) {
     // send() may have stopped before C read the length: C's copy of the
     // slot's last digits is not known any more.
-    if (slot >= 0) render.forgetLength(slot)
+    if (slot >= 0) render.forgetLength(block)
     count(code === SEND_TOO_LARGE
       ? FALLBACK.BODY_TOO_LARGE
       : code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
@@ -238,16 +233,18 @@ function end (chunk, encoding, callback) {
   // Node's own end() then runs, uncounted.
   if (!installed) return nodeEnd.call(this, chunk, encoding, callback)
   if (internals !== null && internals.learned.pending) internals.learn(this)
-  let reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
+  let block = render.blockOf(this)
+  let reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e, block)
   if (reason === FALLBACK.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
     reason = renderFirst(this, c, e)
     if (reason === NO_HEADER) {
       count(FALLBACK.PATCHED, this)
       return endAfterHeaderCall(nodeEnd, this, chunk, encoding, callback)
     }
+    block = render.blockOf(this)
   }
   if (reason === null) {
-    if (nativeEnd(this, c, e, cb)) return this
+    if (nativeEnd(this, c, e, cb, block)) return this
   } else if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
       tailEnd && (!heldTail || heldUncork(this)) && tailReason(this, c, e) === null) {
     // end() after write(): the chunk in fewer socket writes, and the
@@ -286,7 +283,7 @@ function renderFirst (res, chunk, encoding) {
   res._implicitHeader()
   if (!res._header) return NO_HEADER
   if (socket.writableCorked === 1 && socket.writableLength === 0) socket.uncork()
-  return fallbackReason(res, chunk, encoding)
+  return fallbackReason(res, chunk, encoding, render.blockOf(res))
 }
 
 /**
@@ -492,7 +489,10 @@ module.exports = {
   FALLBACK,
   DEFAULT_MAX_BODY,
   COPY_MAX_BODY,
-  fallbackReason,
+  // The public fallbackReason() of lib/index.js: for the block the
+  // response carries now.
+  fallbackReason: (res, chunk, encoding) =>
+    fallbackReason(res, chunk, encoding, res ? render.blockOf(res) : null),
   end,
   write,
   uncork,
