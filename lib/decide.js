@@ -148,6 +148,46 @@ function methodsPatched (res, socket) {
   return headerMethodsPatched(res) || writeMethodsPatched(res, socket)
 }
 
+// What may wait before a write of the shim's, for socketReason(): nothing
+// anywhere (end()'s one write must be the socket's next: no cork on the
+// response or the socket, nothing queued on either); nothing on the
+// response (write() and end() after write() on Node 20, which add to what
+// waits on the socket's cork, as Node's writes do); or chunks held on the
+// response's own cork (uncork() and end() after write() on Node 24.22+,
+// which send them).
+const WAIT_NONE = 0
+const WAIT_SOCKET = 1
+const WAIT_HELD = 2
+
+/**
+ * The socket checks every path of the shim makes before it writes, in
+ * Node's order (_writeRaw() writes directly only to the current, writable
+ * socket; write_() and _send() queue in outputData otherwise): a net.Socket
+ * the response owns, writable, with a handle; nothing waiting that `wait`
+ * does not allow; the socket's default encoding.
+ * @param {http.ServerResponse} res
+ * @param {net.Socket|null|undefined} socket res.socket
+ * @param {number} wait WAIT_NONE, WAIT_SOCKET or WAIT_HELD
+ * @returns {string|null} null when the socket is ready, else the FALLBACK
+ */
+function socketReason (res, socket, wait) {
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (socket.constructor === PlainSocket && learned.kHandle !== null
+    ? !socket.writable || !socket[learned.kHandle]
+    : socket.destroyed || !socket.writable || !socket._handle) {
+    return FALLBACK.SOCKET_UNWRITABLE
+  }
+  if (wait === WAIT_NONE
+    ? res[kCorked] !== 0 || socket.writableCorked !== 0 || socket.writableLength !== 0 ||
+      res.outputData.length !== 0 || res.outputSize !== 0
+    : res.outputData.length !== 0 || (wait === WAIT_SOCKET && res[kCorked] !== 0)) {
+    return FALLBACK.SOCKET_BUSY
+  }
+  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  return null
+}
+
 /**
  * Decides whether res.end(chunk, encoding) may take the native path.
  * Checks run cheapest first and have no side effects.
@@ -175,20 +215,9 @@ function fallbackReason (res, chunk, encoding, block) {
       return FALLBACK.CHUNK_TYPE
     }
   }
-  // _writeRaw writes directly only to the current, writable socket.
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.constructor === PlainSocket && learned.kHandle !== null
-    ? !socket.writable || !socket[learned.kHandle]
-    : socket.destroyed || !socket.writable || !socket._handle) {
-    return FALLBACK.SOCKET_UNWRITABLE
-  }
-  if (res[kCorked] !== 0 || socket.writableCorked !== 0 || socket.writableLength !== 0 ||
-      res.outputData.length !== 0 || res.outputSize !== 0) {
-    return FALLBACK.SOCKET_BUSY
-  }
-  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  const socketFailure = socketReason(res, socket, WAIT_NONE)
+  if (socketFailure !== null) return socketFailure
   // A replaced writeHead() (on-headers: morgan, compression,
   // express-session) matters only while end() has the header to render,
   // and then headerFirst() may let end() render it as Node's would.
@@ -402,12 +431,8 @@ function writeReason (res, chunk, encoding) {
   if (res.chunkedEncoding !== true) return WRITE.LENGTH_FRAMING
   if (chunk.length === 0) return WRITE.EMPTY_CHUNK
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
-  // Node 22 holds chunks on a corked response (kChunkedBuffer).
-  if (res.outputData.length !== 0 || res[kCorked] !== 0) return FALLBACK.SOCKET_BUSY
-  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  const socketFailure = socketReason(res, socket, WAIT_SOCKET)
+  if (socketFailure !== null) return socketFailure
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
   if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
   return null
@@ -459,12 +484,9 @@ function tailReason (res, chunk, encoding) {
   if (typeof res._header !== 'string' || res.chunkedEncoding !== false) return FALLBACK.INVALID
   if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
-  if (res.outputData.length !== 0 || res[kCorked] !== 0) return FALLBACK.SOCKET_BUSY
+  const socketFailure = socketReason(res, socket, WAIT_SOCKET)
+  if (socketFailure !== null) return socketFailure
   const state = socket._writableState
-  if (state.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
   // Node's end() adds two writes (the chunk, then an empty one carrying
   // 'finish') to at least one still waiting on the cork, and the socket
   // writes them all with one writev; the one write joins them there too.
@@ -503,12 +525,9 @@ function heldTailReason (res, chunk, encoding) {
   if (typeof res._header !== 'string') return FALLBACK.INVALID
   if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
-  if (res.outputData.length !== 0) return FALLBACK.SOCKET_BUSY
+  const socketFailure = socketReason(res, socket, WAIT_HELD)
+  if (socketFailure !== null) return socketFailure
   const state = socket._writableState
-  if (state.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
   const held = res[kChunkedBuffer]
   const corked = res[kCorked]
@@ -563,11 +582,8 @@ function uncorkReason (res) {
   if (res.destroyed) return FALLBACK.DESTROYED
   if (res.chunkedEncoding !== true || typeof res._header !== 'string') return FALLBACK.INVALID
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
-  if (res.outputData.length !== 0) return FALLBACK.SOCKET_BUSY
-  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  const socketFailure = socketReason(res, socket, WAIT_HELD)
+  if (socketFailure !== null) return socketFailure
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
   return null
 }
