@@ -28,6 +28,7 @@ const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
 const { FAST_MAX, observe, isWide } = require('./headers.js')
+const { KEY } = require('./codes.js')
 const {
   FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason
 } = require('./decide.js')
@@ -47,7 +48,7 @@ const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
 let kOutHeaders, kLenientCache, nodeDate, learned
 if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = internals)
 
-const CACHE_SIZE = binding === null ? 0 : binding.slotCount
+const CACHE_SIZE = KEY.SLOT_COUNT
 
 // Node's utcDate() value, asked of Node whenever this copy may be stale:
 // Node caches one string per second, so a copy taken while the clock is

@@ -7,8 +7,8 @@
 
 const binding = require('./binding.js')
 const internals = require('./internals.js')
+const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('./codes.js')
 
-const FLAGS = binding === null ? null : binding.flags
 // Read once: the globals `process` and `Buffer` are getters. nextTick is
 // still looked up on the process object per call, as Node's own modules do.
 const processObject = process
@@ -21,12 +21,6 @@ const { latin1Slice } = Buffer.prototype
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
 const getBuffer = Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get
 const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get
-// sendCached() results (src/binding.c, src/send.h): undefined when the
-// whole message went out, else the bytes written; at or below -SEND_REJECT
-// the core rejected the response, at or below -SEND_FAILED the write
-// failed with an errno.
-const SEND_REJECT = 100
-const SEND_FAILED = binding === null ? 0 : binding.sendFailed
 // send()'s result when a body above COPY_MAX_BODY could not go out in a
 // direct write: Node's own end() writes it without the copy.
 const SEND_TOO_LARGE = -1
@@ -34,16 +28,14 @@ const SEND_TOO_LARGE = -1
 // header; larger ones go out only in a direct write, which gathers the body
 // without copying it (see lib/decide.js).
 const COPY_MAX_BODY = 4 * 1024
-// The key of sendCached()/fillCached(): slot, flags and the repeat bit in
-// one number.
-const KEY_SHIFT = binding === null ? 0 : binding.keyShift
-const KEY_REPEAT = binding === null ? 0 : binding.keyRepeat
-const KEY_CHECK = binding === null ? 0 : binding.keyCheck
-// The body's kind, which spares C asking V8 (a typeof, and for a
-// Uint8Array an instance check too); KEY_EMPTY: none, the argument unread.
-const KEY_STRING = binding === null ? 0 : binding.keyString
-const KEY_BYTES = binding === null ? 0 : binding.keyBytes
-const KEY_EMPTY = binding === null ? 0 : binding.keyEmpty
+// The key of sendCached()/fillCached() (lib/codes.js), as constants of
+// this file: read per response.
+const {
+  SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, CHECK: KEY_CHECK, STRING: KEY_STRING, BYTES: KEY_BYTES,
+  EMPTY: KEY_EMPTY
+} = KEY
+const { WHOLE, REJECTED, FAILED } = SENT
+const { ENONASCII } = ERRORS
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -313,7 +305,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   }
   const total = chunked ? size + len + chunkFraming(len) : size + len
   // Above the high-water mark the two counts would disagree on 'drain'.
-  if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return binding.errors.ENONASCII
+  if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return ENONASCII
   const body = chunk || undefined
   let written = -1
   // The errno of a direct write that failed.
@@ -327,14 +319,17 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     : slot | flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
       (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   if (handle !== null) {
-    // undefined: the whole message went out.
-    written = binding.sendCached(handle.fd, len > COPY_MAX_BODY ? key | KEY_CHECK : key, length, body)
-    if (written === undefined) {
+    const result = binding.sendCached(handle.fd, len > COPY_MAX_BODY ? key | KEY_CHECK : key, length, body)
+    const outcome = sendOutcome(result)
+    if (outcome === WHOLE) {
       written = total
-    } else if (written <= -SEND_REJECT) {
-      if (written > -SEND_FAILED) return -written - SEND_REJECT
-      failed = -written - SEND_FAILED
+    } else if (outcome === REJECTED) {
+      return sendDetail(result)
+    } else if (outcome === FAILED) {
+      failed = sendDetail(result)
       written = 0
+    } else {
+      written = sendDetail(result)
     }
   }
   let out = null
@@ -912,7 +907,6 @@ function flushChunks (res, last, onLast) {
 }
 
 module.exports = {
-  FLAGS,
   COPY_MAX_BODY,
   SEND_TOO_LARGE,
   countLines,

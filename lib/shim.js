@@ -12,12 +12,14 @@ const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
 const headers = require('./headers.js')
+const { FLAGS, ERRORS } = require('./codes.js')
 const {
-  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
+  COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
   directHandle, directStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
+const { ENONASCII } = ERRORS
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
 const debugEnabled = debug.enabled
 
@@ -165,14 +167,14 @@ function nativeEnd (res, chunk, encoding, callback, block) {
   let code = dropped
     ? send(res, slot, length, lines, null, 0, flags, callback, true, handle)
     : send(res, slot, length, lines, chunk, len, flags, callback, false, handle)
-  if (code === binding.errors.ENONASCII && guessed) {
+  if (code === ENONASCII && guessed) {
     // Text that is not ASCII: measured now, and checked as it would have
     // been had it been measured first.
     len = byteLength(chunk, 'utf8')
     code = len > options.maxBodySize || (len > COPY_MAX_BODY && handle === null)
       ? SEND_TOO_LARGE
       : send(res, slot, length, lines, chunk, len, flags & ~FLAGS.ASCII_ONLY, callback, false, handle)
-  } else if (code === binding.errors.ENONASCII && slot < 0 && !chunked &&
+  } else if (code === ENONASCII && slot < 0 && !chunked &&
       (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
@@ -184,7 +186,7 @@ function nativeEnd (res, chunk, encoding, callback, block) {
     if (slot >= 0) render.forgetLength(block)
     count(code === SEND_TOO_LARGE
       ? FALLBACK.BODY_TOO_LARGE
-      : code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
+      : code === ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
     return false
   }
   stats.native++
