@@ -271,20 +271,58 @@ function chunkFraming (len) {
 }
 
 /**
- * Writes the response once: straight to the descriptor when `handle` (from
- * directHandle()) is given, else (or for what the kernel did not take) with
- * one socket.write() carrying the finish callback; then sets what end()
- * sets. The header block is either cached in C (`slot` >= 0, with
- * `length` the Content-Length value to fill in) or res._header itself
- * (`slot` -1, with `lines` header lines), checked again by C. A body above
- * COPY_MAX_BODY needs a handle and a direct write that took the whole
- * header block: the rest of the body then goes to socket.write() as it is.
- * @param {boolean} dropped end() was given a body that Node drops (HEAD,
- *   1xx, 204, 304): `chunk` is null, and write_()'s tick is queued
+ * The inputs of one write (send()). end() keeps one and fills it for each
+ * call; send() reads it before anything else, so a response ended from
+ * within the write finds its own.
+ */
+class Message {
+  constructor () {
+    // The header block: cached in C (`slot` >= 0, with `contentLength` the
+    // Content-Length argument, lib/render.js lengthArgument()) or
+    // res._header itself (`slot` -1, with `lines` header lines, which C
+    // checks again).
+    this.slot = -1
+    this.contentLength = 0
+    this.lines = 0
+    // The body (a string or Uint8Array, or null) and its bytes.
+    this.body = null
+    this.bodyLength = 0
+    // The message flags (lib/codes.js FLAGS).
+    this.flags = 0
+    // end() was given a body that Node drops (HEAD, 1xx, 204, 304): `body`
+    // is null, and write_()'s tick is queued.
+    this.dropped = false
+    // The socket's handle when the write may go to the descriptor
+    // (directHandle()), else null.
+    this.handle = null
+  }
+}
+
+/**
+ * Writes the response once: straight to the descriptor when
+ * `message.handle` is given, else (or for what the kernel did not take)
+ * with one socket.write() carrying the finish callback; then sets what
+ * end() sets. A body above COPY_MAX_BODY needs a handle and a direct write
+ * that took the whole header block: the rest of the body then goes to
+ * socket.write() as it is.
+ * Long: one pass from the message's size to the counts Node's write
+ * leaves, whose three endings (whole, in part, through socket.write())
+ * share the checks before them.
+ * @param {http.ServerResponse} res
+ * @param {Message} message
+ * @param {Function|undefined} callback end()'s callback
  * @returns {number} 0 when sent, SEND_TOO_LARGE, or the core's rejection
  *   code (nothing was sent or changed; Node's own end() must continue)
  */
-function send (res, slot, length, lines, chunk, len, flags, callback, dropped, handle) {
+function send (res, message, callback) {
+  const slot = message.slot
+  const contentLength = message.contentLength
+  const lines = message.lines
+  const chunk = message.body
+  const bodyLength = message.bodyLength
+  const flags = message.flags
+  const dropped = message.dropped
+  const handle = message.handle
   const head = res._header
   // Every char of an accepted head is one byte (latin1, or ASCII when the
   // block goes out as UTF-8, as a cached block always is), so the message
@@ -301,25 +339,27 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     // With chunked framing Node writes the head as latin1, with the size
     // line; C reads it so.
     if (slot < 0 && !chunked) size = byteLength(head, 'utf8')
-    nodeLength = head.length + chunk.length + (chunked ? chunkFraming(len) : 0)
+    nodeLength = head.length + chunk.length + (chunked ? chunkFraming(bodyLength) : 0)
   }
-  const total = chunked ? size + len + chunkFraming(len) : size + len
+  const total = chunked ? size + bodyLength + chunkFraming(bodyLength) : size + bodyLength
   // Above the high-water mark the two counts would disagree on 'drain'.
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return ENONASCII
   const body = chunk || undefined
   let written = -1
   // The errno of a direct write that failed.
   let failed = 0
-  // A length of -1 repeats the digits C kept for the slot (lib/render.js).
-  // (The typeof first: `length` is a number or a string, and a strict
+  // A Content-Length argument of -1 repeats the digits C kept for the slot
+  // (lib/render.js lengthArgument()).
+  // (The typeof first: `contentLength` is a number or a string, and a strict
   // comparison of either with -1 would otherwise be a call.)
-  const repeat = typeof length === 'number' && length === -1
+  const repeat = typeof contentLength === 'number' && contentLength === -1
   const key = slot < 0
     ? 0
     : slot | flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
       (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   if (handle !== null) {
-    const result = binding.sendCached(handle.fd, len > COPY_MAX_BODY ? key | KEY_CHECK : key, length, body)
+    const checked = bodyLength > COPY_MAX_BODY ? key | KEY_CHECK : key
+    const result = binding.sendCached(handle.fd, checked, contentLength, body)
     const outcome = sendOutcome(result)
     if (outcome === WHOLE) {
       written = total
@@ -337,14 +377,14 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   // rest, written without a copy.
   let rest = null
   if (written !== total) {
-    if (len > COPY_MAX_BODY) {
+    if (bodyLength > COPY_MAX_BODY) {
       // Nothing written: Node's own end() meets the same full buffer or
       // pending error, without copying the body first.
       if (written <= 0) return SEND_TOO_LARGE
       // The rest of the body as it is, where the body's bytes are its chars
       // and follow the header directly (no chunk framing); else a copy.
       if (written >= head.length && !chunked && nodeLength === -1) {
-        rest = bodyRest(chunk, written - head.length, len)
+        rest = bodyRest(chunk, written - head.length, bodyLength)
       }
     }
     if (rest === null && slot < 0 && !chunk && !chunked) {
@@ -356,7 +396,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     } else if (rest === null) {
       out = allocUnsafe(total)
       const code = slot >= 0
-        ? binding.fillCached(out, key, length, body)
+        ? binding.fillCached(out, key, contentLength, body)
         : binding.fillFromHead(out, head, lines, body, flags)
       if (code !== 0) return code
     }
@@ -907,6 +947,7 @@ function flushChunks (res, last, onLast) {
 }
 
 module.exports = {
+  Message,
   COPY_MAX_BODY,
   SEND_TOO_LARGE,
   countLines,

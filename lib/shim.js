@@ -14,7 +14,7 @@ const render = require('./render.js')
 const headers = require('./headers.js')
 const { FLAGS, ERRORS } = require('./codes.js')
 const {
-  COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
+  Message, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
   directHandle, directStats
 } = require('./send.js')
 
@@ -30,6 +30,10 @@ const { RENDER_BY_NODE } = render
 
 // end() calls by path (and fallback reason); write() calls by path.
 const stats = { native: 0, fallback: 0, reasons: Object.create(null), writes: { native: 0, fallback: 0 } }
+
+// The inputs of the one write (lib/send.js), filled by nativeEnd() for
+// each call: one record, not one per response.
+const message = new Message()
 
 // Read once: the global Buffer is a getter.
 const { byteLength } = Buffer
@@ -164,21 +168,35 @@ function nativeEnd (res, chunk, encoding, callback, block) {
     // C keeps the digits of a cached slot's last Content-Length value.
     length = render.lengthArgument(block)
   }
-  let code = dropped
-    ? send(res, slot, length, lines, null, 0, flags, callback, true, handle)
-    : send(res, slot, length, lines, chunk, len, flags, callback, false, handle)
+  const m = message
+  m.slot = slot
+  m.contentLength = length
+  m.lines = lines
+  m.body = dropped ? null : chunk
+  m.bodyLength = dropped ? 0 : len
+  m.flags = flags
+  m.dropped = dropped
+  m.handle = handle
+  let code = send(res, m, callback)
+  // A rejection leaves the message unsent, and send() ran nothing of the
+  // user's before it: `m` is as filled above.
   if (code === ENONASCII && guessed) {
     // Text that is not ASCII: measured now, and checked as it would have
     // been had it been measured first.
     len = byteLength(chunk, 'utf8')
-    code = len > options.maxBodySize || (len > COPY_MAX_BODY && handle === null)
-      ? SEND_TOO_LARGE
-      : send(res, slot, length, lines, chunk, len, flags & ~FLAGS.ASCII_ONLY, callback, false, handle)
+    if (len > options.maxBodySize || (len > COPY_MAX_BODY && handle === null)) {
+      code = SEND_TOO_LARGE
+    } else {
+      m.bodyLength = len
+      m.flags = flags & ~FLAGS.ASCII_ONLY
+      code = send(res, m, callback)
+    }
   } else if (code === ENONASCII && slot < 0 && !chunked &&
       (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
-    code = send(res, slot, length, lines, chunk, len, FLAGS.HEAD_UTF8, callback, false, handle)
+    m.flags = FLAGS.HEAD_UTF8
+    code = send(res, m, callback)
   }
   if (code !== 0) {
     // send() may have stopped before C read the length: C's copy of the
