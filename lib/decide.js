@@ -44,11 +44,10 @@ const FALLBACK = Object.freeze({
 // header block and the body without a copy, and what the kernel did not
 // take goes to socket.write() as a view of the body; anything else (a header
 // block Node rendered, a socket that is not a plain TCP handle, a kernel
-// buffer that takes nothing) falls back with BODY_TOO_LARGE. Copying such a
-// body into one Buffer with the header cost more than Node's own path: 16
-// KiB string bodies ran at 0.59x (p=0.006), 1 KiB bodies at parity or
-// better.
-// Refs: benchmark/compare.js, README.md "Bodies of every size"
+// buffer that takes nothing) falls back with BODY_TOO_LARGE: copying such a
+// body into one Buffer with the header costs more than Node's own path.
+// Refs: benchmark/compare.js, benchmark/RESULTS.md, README.md "Bodies of
+// every size"
 const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
 
 const options = { maxBodySize: DEFAULT_MAX_BODY }

@@ -78,8 +78,7 @@ function accessorOf (proto, key) {
 }
 
 // What the shim may read of a socket itself rather than through Node's
-// getters, where each read costs a megamorphic keyed load (about 100
-// instructions): every flag getter of a WritableState is one closure of a
+// getters, where each read costs a megamorphic keyed load: every flag getter of a WritableState is one closure of a
 // shared factory, and Socket#_handle reads a symbol for every kind of
 // socket. Learnt here, and null when any of it does not hold (the shim
 // then reads Node's getters):
@@ -121,10 +120,9 @@ function learnWritableState () {
 // What the shim reads off real responses and sockets, learnt from the first
 // ones it sees rather than from objects built at load: a throwaway Server
 // or Socket gives Node's own per-request code (their constructors,
-// Readable#on, the parser callbacks) shapes it never sees otherwise, and
-// that alone cost every response about 1k instructions on Node 24, Node's
-// own path included (benchmark/instructions.js, limit stub with this file
-// loaded). Until a socket was seen the shim reads Node's getters and writes
+// Readable#on, the parser callbacks) shapes it never sees otherwise, which
+// made every response dearer, Node's own path included
+// (benchmark/instructions.js, the limit stub with this file loaded). Until a socket was seen the shim reads Node's getters and writes
 // through socket.write().
 // - kUniqueHeaders: on each response of a server (copied from its
 //   options); a response without it reads undefined there, as Node does.

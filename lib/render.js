@@ -544,8 +544,8 @@ function sameHeader (c, i, key, entry) {
 // it: V8 reads each value through the enumeration cache, where a keyed load
 // per key went megamorphic. Any other larger store is a dictionary, whose
 // keys Object.keys() lists faster than for-in does.
-// Refs: benchmark/instructions.js (express3 -0.3k on 20 and 24, -0.5k on 26;
-// headers20 on a dictionary +1.8k to +2.4k with for-in)
+// Refs: benchmark/instructions.js (shapes express3 and headers20),
+// benchmark/RESULTS.md
 function sameStore (c, headers, value) {
   const n = c.n
   let i = 0

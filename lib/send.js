@@ -58,7 +58,8 @@ const directStats = { direct: 0, partial: 0 }
 // Node's end() writes on a corked socket, so the Writable compares the whole
 // message with the high-water mark before the write runs: a message of at
 // least writableHighWaterMark bytes (characters, for a string; the same
-// count here, see §4.1 of docs/node-outgoing-path.md) sets needDrain, and
+// count here: test/shim.test.js, "a non-ASCII UTF-8 message at the
+// socket's high-water mark") sets needDrain, and
 // the tick that runs the callback emits the socket's 'drain' first
 // (afterWrite). The shim's writes are not corked, so markNeedDrain() sets
 // the flag after the write, and afterDirectWrite() emits 'drain' for a
@@ -415,9 +416,9 @@ function send (res, message, callback) {
     // response (a bound updateOutgoingData, lib/_http_server.js, Node 20 to
     // 26) acts only on a paused socket or on a response waiting for
     // 'drain': otherwise its two calls, whose counts cancel out, change
-    // nothing, and they are left out (0.4k instructions per response on the
-    // express shape). Telling that bound function from a replacement would
-    // cost more (its name is computed on each read).
+    // nothing, and they are left out (benchmark/instructions.js, shape
+    // express3). Telling that bound function from a replacement would cost
+    // more (its name is computed on each read).
     const notify = socket._paused || res[kNeedDrain]
     if (notify) res._onPendingData(head.length)
     res.outputData = []
@@ -514,8 +515,8 @@ function finishSent (res) {
 // each other): a longer one goes as it is. A joined string is a cons
 // string that V8 flattens, a copy of the whole, before the socket can
 // write it, and for large chunks that copy costs more than the write it
-// saves (benchmark/compare.js bytes/65536/4 chunkedEnc=1: 0.80x of Node's
-// path when 16 KiB chunks were joined).
+// saves (benchmark/compare.js, bytes of 64 KiB in 4 chunks with
+// chunkedEnc=1; benchmark/RESULTS.md).
 const JOIN_MAX = 1024
 
 // write_()'s CRLF, a Buffer of its own: never handed to user code.
