@@ -8,49 +8,11 @@ const { Buffer } = require('node:buffer')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-
-const FALLBACK = Object.freeze({
-  NO_BINDING: 'no-binding', // the addon did not load
-  UNSUPPORTED_NODE: 'unsupported-node', // lib/internals.js missed an internal
-  DEBUG: 'debug', // NODE_DEBUG=http: Node prints lines from end()
-  FINISHED: 'finished', // end() after end(): Node reports the error
-  DESTROYED: 'destroyed', // res.destroy() ran: write_ drops the data
-  HEADERS_SENT: 'headers-sent', // write()/flushHeaders() already sent _header
-  NO_SOCKET: 'no-socket', // no net.Socket: fake sockets, standalone responses
-  NOT_SOCKET_OWNER: 'not-socket-owner', // pipelined: Node queues in outputData
-  SOCKET_UNWRITABLE: 'socket-unwritable', // destroyed, ended or handle-less socket
-  SOCKET_BUSY: 'socket-busy', // corked, or data queued or in flight
-  PATCHED: 'patched', // a method end() relies on was replaced
-  HTTP_VERSION: 'http-version', // not HTTP/1.0 or 1.1, or useChunkedEncodingByDefault not a boolean
-  HEAD: 'head', // a body for HEAD under rejectNonStandardBodyWrites: Node throws
-  NO_BODY_STATUS: 'no-body-status', // the same for 1xx, 204, 304
-  EXPECT: 'expect', // 100-continue handling or a user Expect header
-  STRICT_CONTENT_LENGTH: 'strict-content-length', // private byte accounting
-  TRAILERS: 'trailers', // addTrailers() or a Trailer header
-  TRANSFER_ENCODING: 'transfer-encoding', // user-set Transfer-Encoding
-  CHUNKED: 'chunked', // chunked framing on a block the renderer did not cache
-  ENCODING: 'encoding', // not utf8/latin1: separate header write, estimates
-  CHUNK_TYPE: 'chunk-type', // not a string or Uint8Array: Node throws
-  BODY_TOO_LARGE: 'body-too-large', // above maxBodySize, or above 4 KiB without a direct write
-  HEADER_VALUE: 'header-value', // a value whose stringification runs user code
-  NON_ASCII: 'non-ascii', // a UTF-8 message whose chars and bytes differ
-  KEEP_ALIVE_MAX: 'keep-alive-max', // maxRequestsPerSocket not an int32: lines differ
-  INVALID: 'invalid' // Node would throw, or the core rejected the message
-})
-
-// No cap on the body size by default (install({ maxBodySize }) sets one).
-// A body above COPY_MAX_BODY (lib/send.js, 4 KiB) takes the native path only
-// when it goes out in a direct write, where sendmsg() gathers the cached
-// header block and the body without a copy, and what the kernel did not
-// take goes to socket.write() as a view of the body; anything else (a header
-// block Node rendered, a socket that is not a plain TCP handle, a kernel
-// buffer that takes nothing) falls back with BODY_TOO_LARGE: copying such a
-// body into one Buffer with the header costs more than Node's own path.
-// Refs: benchmark/compare.js, benchmark/RESULTS.md, README.md "Bodies of
-// every size"
-const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
-
-const options = { maxBodySize: DEFAULT_MAX_BODY }
+const {
+  FALLBACK, WRITE, DEFAULT_MAX_BODY, options, httpDebug, INVALID_HEADER_CHAR, valueReason,
+  isBodylessStatus
+} = require('./rules.js')
+const { currentWriteHead } = require('./write-head.js')
 
 const { isUint8Array } = util.types
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
@@ -59,9 +21,6 @@ const viewBuffer = intrinsic('buffer')
 const viewByteOffset = intrinsic('byteOffset')
 const viewByteLength = intrinsic('byteLength')
 const viewLength = intrinsic('length')
-const httpDebug = util.debuglog('http').enabled
-// Node's checkInvalidHeaderChar (lib/_http_common.js).
-const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
 
 /**
  * Whether Node's Writable would turn `chunk`, a Uint8Array it writes, into
@@ -119,17 +78,11 @@ if (internals !== null) {
   socketWriteGeneric = k._writeGeneric
 }
 
-// The writeHead a pristine response resolves to: the shim's while installed.
-let currentWriteHead = internals === null ? null : internals.resMethods.writeHead
-function setWriteHead (fn) {
-  currentWriteHead = fn
-}
-
 // The methods that render the header: end() calls them only while
 // res._header is not set (write_(): _implicitHeader(), which calls
 // writeHead(), which calls _storeHeader()).
 function headerMethodsPatched (res) {
-  return res.writeHead !== currentWriteHead || res._implicitHeader !== resImplicitHeader ||
+  return res.writeHead !== currentWriteHead() || res._implicitHeader !== resImplicitHeader ||
     res._storeHeader !== resStoreHeader
 }
 
@@ -305,31 +258,6 @@ function headersReason (headers) {
   return null
 }
 
-/**
- * The check of a stored header value that is not a string: numbers and
- * arrays of valid strings and numbers render as Node renders them; any
- * other value (or a number under Content-Disposition, which Node decodes
- * as a string) leaves the response to Node.
- * @param {string} key the lowercase header name
- * @param {*} value the stored value
- * @returns {string|null}
- */
-function valueReason (key, value) {
-  if (typeof value === 'number') {
-    return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
-  }
-  if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
-  for (let i = 0; i < value.length; i++) {
-    const item = value[i]
-    if (typeof item === 'string') {
-      if (INVALID_HEADER_CHAR.test(item)) return FALLBACK.INVALID
-    } else if (typeof item !== 'number' || key === 'content-disposition') {
-      return FALLBACK.HEADER_VALUE
-    }
-  }
-  return null
-}
-
 // The checks writeHead() and _storeHeader() would make on a fresh response,
 // for the cases the native renderer does not reproduce.
 function freshReason (res, dropped) {
@@ -361,16 +289,6 @@ function freshReason (res, dropped) {
 }
 
 /**
- * Whether a response's status is one writeHead() marks bodyless (it sets
- * _hasBody = false for 1xx, 204 and 304).
- * @param {number} code the status code, after ToInt32
- * @returns {boolean}
- */
-function isBodylessStatus (code) {
-  return code === 204 || code === 304 || (code >= 100 && code <= 199)
-}
-
-/**
  * Whether Node sends no body for `res`: write_() drops a chunk given to
  * end() and _storeHeader() adds no Content-Length or chunked framing. That
  * is a HEAD request (ServerResponse's constructor), or a header rendered
@@ -387,19 +305,6 @@ function bodyDropped (res) {
   if (typeof status !== 'number' && typeof status !== 'string') return false
   return isBodylessStatus(status | 0)
 }
-
-// Why write() leaves a chunk to Node where no FALLBACK value says it: the
-// response is framed by Content-Length (one write already), the chunk is
-// empty (Node passes it through unframed), or the header is not rendered
-// yet (the caller renders it as write_() does, then asks again); and why
-// uncork() leaves the chunks held on the response to Node.
-const WRITE = Object.freeze({
-  LENGTH_FRAMING: 'length-framing',
-  EMPTY_CHUNK: 'empty-chunk',
-  HEADER_PENDING: 'header-pending',
-  // uncork(): no chunks held, or the response stays corked.
-  NOTHING_HELD: 'nothing-held'
-})
 
 /**
  * Decides whether res.write(chunk, encoding) may send its chunk with fewer
@@ -624,6 +529,5 @@ module.exports = {
   uncorkReason,
   bodyDropped,
   isBodylessStatus,
-  valueReason,
-  setWriteHead
+  valueReason
 }

@@ -31,7 +31,7 @@ const { FAST_MAX, observe, isWide } = require('./headers.js')
 const { KEY } = require('./codes.js')
 const {
   FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason
-} = require('./decide.js')
+} = require('./rules.js')
 
 const { STATUS_CODES } = http
 const { isProxy } = util.types

@@ -8,6 +8,7 @@
 const binding = require('./binding.js')
 const internals = require('./internals.js')
 const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('./codes.js')
+const { COPY_MAX_BODY } = require('./rules.js')
 
 // Read once: the globals `process` and `Buffer` are getters. nextTick is
 // still looked up on the process object per call, as Node's own modules do.
@@ -24,10 +25,6 @@ const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffs
 // send()'s result when a body above COPY_MAX_BODY could not go out in a
 // direct write: Node's own end() writes it without the copy.
 const SEND_TOO_LARGE = -1
-// Bodies up to this many bytes may be copied into one Buffer with the
-// header; larger ones go out only in a direct write, which gathers the body
-// without copying it (see lib/decide.js).
-const COPY_MAX_BODY = 4 * 1024
 // The key of sendCached()/fillCached() (lib/codes.js), as constants of
 // this file: read per response.
 const {

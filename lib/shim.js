@@ -11,6 +11,7 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
+const writeHeadShim = require('./write-head.js')
 const headers = require('./headers.js')
 const { FLAGS, ERRORS } = require('./codes.js')
 const {
@@ -42,8 +43,6 @@ const { ServerResponse, OutgoingMessage } = http
 const legacyEnd = OutgoingMessage.prototype.end
 const legacyWrite = OutgoingMessage.prototype.write
 const legacyUncork = OutgoingMessage.prototype.uncork
-const resWriteHead = internals === null ? null : internals.resMethods.writeHead
-const kOutHeaders = internals === null ? null : internals.kOutHeaders
 
 // Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
 // the response (the line is built only then).
@@ -210,24 +209,6 @@ function nativeEnd (res, chunk, encoding, callback, block) {
   stats.native++
   finishSent(res)
   return true
-}
-
-/**
- * ServerResponse#writeHead replacement: the renderer of lib/render.js, else
- * Node's own writeHead with the same arguments (or, when some header values
- * were read already, an object that hands Node those values).
- */
-function writeHead (statusCode, reason, obj) {
-  if (installed && binding !== null && internals !== null && !decide.httpDebug) {
-    if (internals.learned.pending) internals.learn(this)
-    // Headers stored by setHeader() take the other renderer.
-    const done = this[kOutHeaders] === null
-      ? render.fastWriteHead(this, statusCode, reason, obj)
-      : render.storedWriteHead(this, statusCode, reason, obj)
-    if (done === true) return this
-    if (done !== false) return resWriteHead.call(this, statusCode, done[0], done[1])
-  }
-  return resWriteHead.call(this, statusCode, reason, obj)
 }
 
 /**
@@ -416,7 +397,6 @@ const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === tr
 
 let installed = false
 let previousEnd
-let previousWriteHead
 // The descriptors write() and uncork() replaced (undefined: none,
 // ServerResponse inherited OutgoingMessage's), or null when install() left
 // the method alone.
@@ -434,13 +414,7 @@ function install () {
   Object.defineProperty(ServerResponse.prototype, 'end', {
     value: end, writable: true, enumerable: false, configurable: true
   })
-  if (ServerResponse.prototype.writeHead === resWriteHead) {
-    previousWriteHead = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'writeHead')
-    Object.defineProperty(ServerResponse.prototype, 'writeHead', {
-      ...previousWriteHead, value: writeHead
-    })
-    decide.setWriteHead(writeHead)
-  }
+  writeHeadShim.install()
   if (internals.chunkedWrite && ServerResponse.prototype.write === legacyWrite) {
     previousWrite = replace('write', write)
   }
@@ -488,11 +462,7 @@ function uninstall () {
   const proto = ServerResponse.prototype
   restore(proto, 'end', end, previousEnd)
   previousEnd = undefined
-  if (previousWriteHead !== undefined) {
-    restore(proto, 'writeHead', writeHead, previousWriteHead)
-    previousWriteHead = undefined
-    decide.setWriteHead(resWriteHead)
-  }
+  writeHeadShim.uninstall()
   if (previousWrite !== null) {
     restore(proto, 'write', write, previousWrite)
     previousWrite = null
