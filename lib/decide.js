@@ -143,6 +143,9 @@ function socketReason (res, socket, wait) {
 /**
  * Decides whether res.end(chunk, encoding) may take the native path.
  * Checks run cheapest first and have no side effects.
+ * Long: one ordered list, since the first check that fails names the
+ * reason stats() counts (test/shim.test.js asserts those reasons); each
+ * step says which part of Node's end() it mirrors.
  * @param {http.ServerResponse} res
  * @param {*} chunk the chunk as end() received it, after argument shuffling
  * @param {*} encoding the encoding, after argument shuffling

@@ -791,6 +791,12 @@ function headerRenderable (i, key, value, chunkable) {
  * and sets the same fields; each value is read once. Anything else,
  * including every input Node rejects, returns false before changing
  * anything, or the arguments for Node's writeHead() when values were read.
+ * Long: the headers are read in one for-in pass, in Node's order and each
+ * value once (a getter or a Proxy sees what Node's loop shows it), while
+ * the pass matches them against cached entries; splitting the pass would
+ * read values twice or carry its six pieces of state across calls on the
+ * hottest path (benchmark/instructions.js, shape writehead). The cache-miss
+ * rendering is apart (renderWriteHeadMiss()).
  * @returns {true|false|Array} true when rendered
  */
 function fastWriteHead (res, statusCode, reason, obj) {

@@ -65,6 +65,11 @@ function bodyLength (chunk, encoding) {
 /**
  * The native end(): renders the header if needed (or takes the block
  * writeHead() rendered), then sends the response in one write.
+ * Long: three steps that hand each other several values each (the body's
+ * length and flags; the block's slot, Content-Length and lines; the
+ * retries after a rejection), kept as locals of one function rather than
+ * an object per response (benchmark/instructions.js).
+ * @param {object|null} block lib/render.js blockOf() for `res`
  * @returns {boolean} false when Node's own end() must run instead (the
  * header may have been rendered, which legacy end() continues from)
  */
