@@ -1,9 +1,14 @@
 'use strict'
 
-// The replacement for ServerResponse#end and #writeHead, from end() down to
-// the write: lib/decide.js picks the path, lib/render.js renders (or finds
-// the cached) header block, lib/send.js writes it. Node's own end() runs
-// whenever the decision says so, before anything on the response changed.
+// The replacement for ServerResponse#end (and #write, #uncork where the
+// probe found Node's chunked write()), from end() down to the write, and
+// install()/uninstall() of them and of lib/write-head.js's writeHead.
+// end() takes the block the renderer put on the response (lib/render.js
+// blockOf()) once, and hands it as a value to lib/decide.js, which picks
+// the path, and to nativeEnd(), which renders a fresh header if needed and
+// fills the write's inputs (a lib/send.js Message) for send(). Node's own
+// end() runs whenever the decision says so, before anything on the
+// response changed.
 
 const http = require('node:http')
 const util = require('node:util')
