@@ -18,7 +18,7 @@ const { isUint8Array } = require('node:util/types')
 
 const binding = require('./binding.js')
 const errors = require('./errors.js')
-const { TOKEN, INVALID_HEADER_CHAR } = require('./rules.js')
+const { TOKEN, INVALID_HEADER_CHAR } = require('./header-rules.js')
 
 // lib/binding.js exports the addon or null; why it is null is kept on its
 // module record, read here once while that record is the one just loaded.

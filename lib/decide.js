@@ -8,50 +8,11 @@ const { Buffer } = require('node:buffer')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-
-const FALLBACK = Object.freeze({
-  NO_BINDING: 'no-binding', // the addon did not load
-  UNSUPPORTED_NODE: 'unsupported-node', // lib/internals.js missed an internal
-  DEBUG: 'debug', // NODE_DEBUG=http: Node prints lines from end()
-  FINISHED: 'finished', // end() after end(): Node reports the error
-  DESTROYED: 'destroyed', // res.destroy() ran: write_ drops the data
-  HEADERS_SENT: 'headers-sent', // write()/flushHeaders() already sent _header
-  NO_SOCKET: 'no-socket', // no net.Socket: fake sockets, standalone responses
-  NOT_SOCKET_OWNER: 'not-socket-owner', // pipelined: Node queues in outputData
-  SOCKET_UNWRITABLE: 'socket-unwritable', // destroyed, ended or handle-less socket
-  SOCKET_BUSY: 'socket-busy', // corked, or data queued or in flight
-  PATCHED: 'patched', // a method end() relies on was replaced
-  HTTP_VERSION: 'http-version', // not HTTP/1.0 or 1.1, or useChunkedEncodingByDefault not a boolean
-  HEAD: 'head', // a body for HEAD under rejectNonStandardBodyWrites: Node throws
-  NO_BODY_STATUS: 'no-body-status', // the same for 1xx, 204, 304
-  EXPECT: 'expect', // 100-continue handling or a user Expect header
-  STRICT_CONTENT_LENGTH: 'strict-content-length', // private byte accounting
-  TRAILERS: 'trailers', // addTrailers() or a Trailer header
-  TRANSFER_ENCODING: 'transfer-encoding', // user-set Transfer-Encoding
-  CHUNKED: 'chunked', // chunked framing on a block the renderer did not cache
-  ENCODING: 'encoding', // not utf8/latin1: separate header write, estimates
-  CHUNK_TYPE: 'chunk-type', // not a string or Uint8Array: Node throws
-  BODY_TOO_LARGE: 'body-too-large', // above maxBodySize, or above 4 KiB without a direct write
-  HEADER_VALUE: 'header-value', // a value whose stringification runs user code
-  NON_ASCII: 'non-ascii', // a UTF-8 message whose chars and bytes differ
-  KEEP_ALIVE_MAX: 'keep-alive-max', // maxRequestsPerSocket not an int32: lines differ
-  INVALID: 'invalid' // Node would throw, or the core rejected the message
-})
-
-// No cap on the body size by default (install({ maxBodySize }) sets one).
-// A body above COPY_MAX_BODY (lib/send.js, 4 KiB) takes the native path only
-// when it goes out in a direct write, where sendmsg() gathers the cached
-// header block and the body without a copy, and what the kernel did not
-// take goes to socket.write() as a view of the body; anything else (a header
-// block Node rendered, a socket that is not a plain TCP handle, a kernel
-// buffer that takes nothing) falls back with BODY_TOO_LARGE. Copying such a
-// body into one Buffer with the header cost more than Node's own path: 16
-// KiB string bodies ran at 0.59x (p=0.006), 1 KiB bodies at parity or
-// better.
-// Refs: benchmark/compare.js, README.md "Bodies of every size"
-const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
-
-const options = { maxBodySize: DEFAULT_MAX_BODY }
+const {
+  FALLBACK, WRITE, DEFAULT_MAX_BODY, options, httpDebug, INVALID_HEADER_CHAR, valueReason,
+  isBodylessStatus
+} = require('./rules.js')
+const { currentWriteHead } = require('./write-head.js')
 
 const { isUint8Array } = util.types
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
@@ -60,9 +21,6 @@ const viewBuffer = intrinsic('buffer')
 const viewByteOffset = intrinsic('byteOffset')
 const viewByteLength = intrinsic('byteLength')
 const viewLength = intrinsic('length')
-const httpDebug = util.debuglog('http').enabled
-// Node's checkInvalidHeaderChar (lib/_http_common.js).
-const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
 
 /**
  * Whether Node's Writable would turn `chunk`, a Uint8Array it writes, into
@@ -120,23 +78,11 @@ if (internals !== null) {
   socketWriteGeneric = k._writeGeneric
 }
 
-// What the last render (lib/render.js) left for the write: the response and
-// its header block, the cached slot (-1: not cached) with the Content-Length
-// value to fill in, or a chunked block (whose framing C adds), and the line
-// count of an uncached block.
-const rendered = { res: null, head: null, slot: -1, length: 0, lines: 0, chunked: false }
-
-// The writeHead a pristine response resolves to: the shim's while installed.
-let currentWriteHead = internals === null ? null : internals.resMethods.writeHead
-function setWriteHead (fn) {
-  currentWriteHead = fn
-}
-
 // The methods that render the header: end() calls them only while
 // res._header is not set (write_(): _implicitHeader(), which calls
 // writeHead(), which calls _storeHeader()).
 function headerMethodsPatched (res) {
-  return res.writeHead !== currentWriteHead || res._implicitHeader !== resImplicitHeader ||
+  return res.writeHead !== currentWriteHead() || res._implicitHeader !== resImplicitHeader ||
     res._storeHeader !== resStoreHeader
 }
 
@@ -154,15 +100,60 @@ function methodsPatched (res, socket) {
   return headerMethodsPatched(res) || writeMethodsPatched(res, socket)
 }
 
+// What may wait before a write of the shim's, for socketReason(): nothing
+// anywhere (end()'s one write must be the socket's next: no cork on the
+// response or the socket, nothing queued on either); nothing on the
+// response (write() and end() after write() on Node 20, which add to what
+// waits on the socket's cork, as Node's writes do); or chunks held on the
+// response's own cork (uncork() and end() after write() on Node 24.22+,
+// which send them).
+const WAIT_NONE = 0
+const WAIT_SOCKET = 1
+const WAIT_HELD = 2
+
+/**
+ * The socket checks every path of the shim makes before it writes, in
+ * Node's order (_writeRaw() writes directly only to the current, writable
+ * socket; write_() and _send() queue in outputData otherwise): a net.Socket
+ * the response owns, writable, with a handle; nothing waiting that `wait`
+ * does not allow; the socket's default encoding.
+ * @param {http.ServerResponse} res
+ * @param {net.Socket|null|undefined} socket res.socket
+ * @param {number} wait WAIT_NONE, WAIT_SOCKET or WAIT_HELD
+ * @returns {string|null} null when the socket is ready, else the FALLBACK
+ */
+function socketReason (res, socket, wait) {
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (socket.constructor === PlainSocket && learned.kHandle !== null
+    ? !socket.writable || !socket[learned.kHandle]
+    : socket.destroyed || !socket.writable || !socket._handle) {
+    return FALLBACK.SOCKET_UNWRITABLE
+  }
+  if (wait === WAIT_NONE
+    ? res[kCorked] !== 0 || socket.writableCorked !== 0 || socket.writableLength !== 0 ||
+      res.outputData.length !== 0 || res.outputSize !== 0
+    : res.outputData.length !== 0 || (wait === WAIT_SOCKET && res[kCorked] !== 0)) {
+    return FALLBACK.SOCKET_BUSY
+  }
+  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  return null
+}
+
 /**
  * Decides whether res.end(chunk, encoding) may take the native path.
  * Checks run cheapest first and have no side effects.
+ * Long: one ordered list, since the first check that fails names the
+ * reason stats() counts (test/shim.test.js asserts those reasons); each
+ * step says which part of Node's end() it mirrors.
  * @param {http.ServerResponse} res
  * @param {*} chunk the chunk as end() received it, after argument shuffling
  * @param {*} encoding the encoding, after argument shuffling
+ * @param {object|null} block what the renderer put on `res` (lib/render.js
+ *   blockOf()): null when the header is not one it rendered
  * @returns {string|null} null for the native path, else a FALLBACK value
  */
-function fallbackReason (res, chunk, encoding) {
+function fallbackReason (res, chunk, encoding, block) {
   if (binding === null) return FALLBACK.NO_BINDING
   if (internals === null) return FALLBACK.UNSUPPORTED_NODE
   if (httpDebug) return FALLBACK.DEBUG
@@ -179,20 +170,9 @@ function fallbackReason (res, chunk, encoding) {
       return FALLBACK.CHUNK_TYPE
     }
   }
-  // _writeRaw writes directly only to the current, writable socket.
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.constructor === PlainSocket && learned.kHandle !== null
-    ? !socket.writable || !socket[learned.kHandle]
-    : socket.destroyed || !socket.writable || !socket._handle) {
-    return FALLBACK.SOCKET_UNWRITABLE
-  }
-  if (res[kCorked] !== 0 || socket.writableCorked !== 0 || socket.writableLength !== 0 ||
-      res.outputData.length !== 0 || res.outputSize !== 0) {
-    return FALLBACK.SOCKET_BUSY
-  }
-  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  const socketFailure = socketReason(res, socket, WAIT_NONE)
+  if (socketFailure !== null) return socketFailure
   // A replaced writeHead() (on-headers: morgan, compression,
   // express-session) matters only while end() has the header to render,
   // and then headerFirst() may let end() render it as Node's would.
@@ -225,8 +205,8 @@ function fallbackReason (res, chunk, encoding) {
   // render, are left to Node. Without a body (HEAD) end() neither frames
   // nor sends the chunk, whatever chunkedEncoding says, once the header is
   // rendered.
-  const ours = rendered.res === res && rendered.head === res._header
-  const chunkedBlock = rendered.chunked && ours
+  const ours = block !== null
+  const chunkedBlock = ours && block.chunked
   if (res.chunkedEncoding
     ? !chunkedBlock && (res._header === null || (hasBody === true && ours))
     : chunkedBlock) {
@@ -281,31 +261,6 @@ function headersReason (headers) {
   return null
 }
 
-/**
- * The check of a stored header value that is not a string: numbers and
- * arrays of valid strings and numbers render as Node renders them; any
- * other value (or a number under Content-Disposition, which Node decodes
- * as a string) leaves the response to Node.
- * @param {string} key the lowercase header name
- * @param {*} value the stored value
- * @returns {string|null}
- */
-function valueReason (key, value) {
-  if (typeof value === 'number') {
-    return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
-  }
-  if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
-  for (let i = 0; i < value.length; i++) {
-    const item = value[i]
-    if (typeof item === 'string') {
-      if (INVALID_HEADER_CHAR.test(item)) return FALLBACK.INVALID
-    } else if (typeof item !== 'number' || key === 'content-disposition') {
-      return FALLBACK.HEADER_VALUE
-    }
-  }
-  return null
-}
-
 // The checks writeHead() and _storeHeader() would make on a fresh response,
 // for the cases the native renderer does not reproduce.
 function freshReason (res, dropped) {
@@ -337,16 +292,6 @@ function freshReason (res, dropped) {
 }
 
 /**
- * Whether a response's status is one writeHead() marks bodyless (it sets
- * _hasBody = false for 1xx, 204 and 304).
- * @param {number} code the status code, after ToInt32
- * @returns {boolean}
- */
-function isBodylessStatus (code) {
-  return code === 204 || code === 304 || (code >= 100 && code <= 199)
-}
-
-/**
  * Whether Node sends no body for `res`: write_() drops a chunk given to
  * end() and _storeHeader() adds no Content-Length or chunked framing. That
  * is a HEAD request (ServerResponse's constructor), or a header rendered
@@ -363,19 +308,6 @@ function bodyDropped (res) {
   if (typeof status !== 'number' && typeof status !== 'string') return false
   return isBodylessStatus(status | 0)
 }
-
-// Why write() leaves a chunk to Node where no FALLBACK value says it: the
-// response is framed by Content-Length (one write already), the chunk is
-// empty (Node passes it through unframed), or the header is not rendered
-// yet (the caller renders it as write_() does, then asks again); and why
-// uncork() leaves the chunks held on the response to Node.
-const WRITE = Object.freeze({
-  LENGTH_FRAMING: 'length-framing',
-  EMPTY_CHUNK: 'empty-chunk',
-  HEADER_PENDING: 'header-pending',
-  // uncork(): no chunks held, or the response stays corked.
-  NOTHING_HELD: 'nothing-held'
-})
 
 /**
  * Decides whether res.write(chunk, encoding) may send its chunk with fewer
@@ -406,12 +338,8 @@ function writeReason (res, chunk, encoding) {
   if (res.chunkedEncoding !== true) return WRITE.LENGTH_FRAMING
   if (chunk.length === 0) return WRITE.EMPTY_CHUNK
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
-  // Node 22 holds chunks on a corked response (kChunkedBuffer).
-  if (res.outputData.length !== 0 || res[kCorked] !== 0) return FALLBACK.SOCKET_BUSY
-  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  const socketFailure = socketReason(res, socket, WAIT_SOCKET)
+  if (socketFailure !== null) return socketFailure
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
   if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
   return null
@@ -463,12 +391,9 @@ function tailReason (res, chunk, encoding) {
   if (typeof res._header !== 'string' || res.chunkedEncoding !== false) return FALLBACK.INVALID
   if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
-  if (res.outputData.length !== 0 || res[kCorked] !== 0) return FALLBACK.SOCKET_BUSY
+  const socketFailure = socketReason(res, socket, WAIT_SOCKET)
+  if (socketFailure !== null) return socketFailure
   const state = socket._writableState
-  if (state.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
   // Node's end() adds two writes (the chunk, then an empty one carrying
   // 'finish') to at least one still waiting on the cork, and the socket
   // writes them all with one writev; the one write joins them there too.
@@ -507,12 +432,9 @@ function heldTailReason (res, chunk, encoding) {
   if (typeof res._header !== 'string') return FALLBACK.INVALID
   if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
-  if (res.outputData.length !== 0) return FALLBACK.SOCKET_BUSY
+  const socketFailure = socketReason(res, socket, WAIT_HELD)
+  if (socketFailure !== null) return socketFailure
   const state = socket._writableState
-  if (state.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
   const held = res[kChunkedBuffer]
   const corked = res[kCorked]
@@ -567,11 +489,8 @@ function uncorkReason (res) {
   if (res.destroyed) return FALLBACK.DESTROYED
   if (res.chunkedEncoding !== true || typeof res._header !== 'string') return FALLBACK.INVALID
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
-  if (socket.destroyed || !socket.writable) return FALLBACK.SOCKET_UNWRITABLE
-  if (res.outputData.length !== 0) return FALLBACK.SOCKET_BUSY
-  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  const socketFailure = socketReason(res, socket, WAIT_HELD)
+  if (socketFailure !== null) return socketFailure
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
   return null
 }
@@ -604,7 +523,6 @@ module.exports = {
   DEFAULT_MAX_BODY,
   INVALID_HEADER_CHAR,
   options,
-  rendered,
   httpDebug,
   fallbackReason,
   headerFirst,
@@ -614,6 +532,5 @@ module.exports = {
   uncorkReason,
   bodyDropped,
   isBodylessStatus,
-  valueReason,
-  setWriteHead
+  valueReason
 }

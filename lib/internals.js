@@ -78,8 +78,7 @@ function accessorOf (proto, key) {
 }
 
 // What the shim may read of a socket itself rather than through Node's
-// getters, where each read costs a megamorphic keyed load (about 100
-// instructions): every flag getter of a WritableState is one closure of a
+// getters, where each read costs a megamorphic keyed load: every flag getter of a WritableState is one closure of a
 // shared factory, and Socket#_handle reads a symbol for every kind of
 // socket. Learnt here, and null when any of it does not hold (the shim
 // then reads Node's getters):
@@ -121,10 +120,9 @@ function learnWritableState () {
 // What the shim reads off real responses and sockets, learnt from the first
 // ones it sees rather than from objects built at load: a throwaway Server
 // or Socket gives Node's own per-request code (their constructors,
-// Readable#on, the parser callbacks) shapes it never sees otherwise, and
-// that alone cost every response about 1k instructions on Node 24, Node's
-// own path included (benchmark/instructions.js, limit stub with this file
-// loaded). Until a socket was seen the shim reads Node's getters and writes
+// Readable#on, the parser callbacks) shapes it never sees otherwise, which
+// made every response dearer, Node's own path included
+// (benchmark/instructions.js, the limit stub with this file loaded). Until a socket was seen the shim reads Node's getters and writes
 // through socket.write().
 // - kUniqueHeaders: on each response of a server (copied from its
 //   options); a response without it reads undefined there, as Node does.
@@ -165,61 +163,36 @@ function learn (res) {
   learned.pending = learned.kUniqueHeaders === null || learned.kHandle === null
 }
 
-function resolve () {
-  const SR = http.ServerResponse
-  const OM = http.OutgoingMessage
-  if (typeof SR !== 'function' || typeof OM !== 'function') return null
-
-  const probed = probeIsolated({
-    end: OM.prototype.end,
-    writeHead: SR.prototype.writeHead,
-    write: OM.prototype.write,
-    uncork: OM.prototype.uncork
-  })
-  const protocolName = probed.protocol
-  debug('end() protocol: %s, chunked write(): %s (probed in %s)', protocolName, probed.write,
-    probed.isolated ? 'a child process' : 'this process')
-  if (protocolName === null) return null
+// Whether a fresh response's private symbols, header map, cork count and
+// fields, as the probe saw them (lib/protocol/probe.js: responseShape()),
+// are those of a line whose outgoing path the shim reproduces.
+function shapeKnown (shape, protocolName) {
   const known = new Set(KNOWN_SYMBOLS)
   if (protocolName === 'node24') for (const name of NODE24_SYMBOLS) known.add(name)
-
-  // A fresh response's private symbols, header map, cork count and fields,
-  // as the probe saw them (lib/protocol/probe.js: responseShape()).
-  const shape = probed.shape
-  if (shape === null || !Array.isArray(shape.symbols) || !Array.isArray(shape.missing)) return null
+  if (shape === null || !Array.isArray(shape.symbols) || !Array.isArray(shape.missing)) return false
   for (const name of shape.symbols) {
-    if (!known.has(name)) return null
+    if (!known.has(name)) return false
   }
-  if (shape.headersMap !== true || shape.corked !== 0 || shape.missing.length !== 0) return null
+  return shape.headersMap === true && shape.corked === 0 && shape.missing.length === 0
+}
 
-  // The symbols themselves, from an instance built by OutgoingMessage's
-  // constructor alone (which sets every one of them): ServerResponse's
-  // constructor, run for every request, never sees a fake request here.
-  const probe = Reflect.construct(OM, [], SR)
-  const kOutHeaders = findSymbol(probe, 'kOutHeaders')
-  const kCorked = findSymbol(probe, 'corked')
-  if (kOutHeaders === null || kCorked === null) return null
-
-  const resMethods = {}
-  for (const name of RES_METHODS) {
-    const fn = SR.prototype[name]
+// The methods `names` of `proto`, frozen, or null when one is missing.
+function methodsOf (proto, names) {
+  const methods = {}
+  for (const name of names) {
+    const fn = proto[name]
     if (typeof fn !== 'function') return null
-    resMethods[name] = fn
+    methods[name] = fn
   }
-  const socketMethods = {}
-  for (const name of SOCKET_METHODS) {
-    const fn = net.Socket.prototype[name]
-    if (typeof fn !== 'function') return null
-    socketMethods[name] = fn
-  }
-  if (typeof OM.prototype.end !== 'function' || typeof SR.prototype._finish !== 'function') {
-    return null
-  }
+  return Object.freeze(methods)
+}
 
+// Node's utcDate() value, read through `storeHeader` (the original
+// _storeHeader).
+function dateReader (storeHeader) {
   // Node's module-private utcDate() cache is reached through the original
   // _storeHeader on a minimal receiver: with no headers, _removedConnection
   // and no body it renders just the Date line.
-  const storeHeader = OM.prototype._storeHeader
   const dateProbe = {
     // 24.19+ and 26.4+ ask for lenient validation while rendering.
     _isLenientHeaderValidation () { return false },
@@ -237,21 +210,85 @@ function resolve () {
     const h = dateProbe._header
     return h.slice(6, h.length - 4)
   }
+  return nodeDate
+}
+
+// The end() protocol adapter (lib/protocol/) for the protocol the probe
+// found, with the symbols of `probe` it needs; null when one is missing.
+function protocolOf (protocolName, probe) {
+  if (protocolName !== 'node24') return node20
+  const kEndCallbacks = findSymbol(probe, 'kEndCallbacks')
+  const kWritableFinished = findSymbol(probe, 'kWritableFinished')
+  const kFlushError = findSymbol(probe, 'kFlushError')
+  const kErrored = findSymbol(probe, 'errored')
+  if (kEndCallbacks === null || kWritableFinished === null || kFlushError === null ||
+      kErrored === null) return null
+  learnDestroyedError()
+  return node24.create({ kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError })
+}
+
+// write() with chunked framing, as the probe found it (lib/protocol/
+// probe.js, probeWrite()). 'node20': four writes on a corked socket per
+// chunk (Node 20 and 22, 24 up to 24.21, 26 up to 26.8), which the shim's
+// write() sends in fewer (lib/send.js, writeChunk()). 'node24': chunks
+// held on the corked response (kChunkedBuffer, kChunkedLength) and sent
+// by its uncork() with four writes, which the shim's uncork() sends in
+// fewer (lib/send.js, flushChunks()). Both set kNeedDrain on the response
+// when the socket asks to wait. null: neither, or a symbol is missing.
+function writeProtocolOf (probedWrite, kNeedDrain, kChunkedBuffer, kChunkedLength) {
+  const OM = http.OutgoingMessage
+  if (kNeedDrain === null || typeof OM.prototype.write !== 'function') return null
+  if (probedWrite === 'node20') return 'node20'
+  if (probedWrite === 'node24' && kChunkedBuffer !== null && kChunkedLength !== null &&
+      typeof OM.prototype.uncork === 'function') {
+    return 'node24'
+  }
+  return null
+}
+
+// Resolves everything above once; null when anything does not hold.
+// Long: one list of what the shim reads of Node, checked in turn, ending
+// in the one frozen object every file of the native path reads.
+function resolve () {
+  const SR = http.ServerResponse
+  const OM = http.OutgoingMessage
+  if (typeof SR !== 'function' || typeof OM !== 'function') return null
+
+  const probed = probeIsolated({
+    end: OM.prototype.end,
+    writeHead: SR.prototype.writeHead,
+    write: OM.prototype.write,
+    uncork: OM.prototype.uncork
+  })
+  const protocolName = probed.protocol
+  debug('end() protocol: %s, chunked write(): %s (probed in %s)', protocolName, probed.write,
+    probed.isolated ? 'a child process' : 'this process')
+  if (protocolName === null) return null
+  const shape = probed.shape
+  if (!shapeKnown(shape, protocolName)) return null
+
+  // The symbols themselves, from an instance built by OutgoingMessage's
+  // constructor alone (which sets every one of them): ServerResponse's
+  // constructor, run for every request, never sees a fake request here.
+  const probe = Reflect.construct(OM, [], SR)
+  const kOutHeaders = findSymbol(probe, 'kOutHeaders')
+  const kCorked = findSymbol(probe, 'corked')
+  if (kOutHeaders === null || kCorked === null) return null
+
+  const resMethods = methodsOf(SR.prototype, RES_METHODS)
+  const socketMethods = methodsOf(net.Socket.prototype, SOCKET_METHODS)
+  if (resMethods === null || socketMethods === null) return null
+  if (typeof OM.prototype.end !== 'function' || typeof SR.prototype._finish !== 'function') {
+    return null
+  }
+
+  const nodeDate = dateReader(OM.prototype._storeHeader)
   if (!/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/.test(nodeDate())) return null
 
   const socketState = learnWritableState()
 
-  let protocol = node20
-  if (protocolName === 'node24') {
-    const kEndCallbacks = findSymbol(probe, 'kEndCallbacks')
-    const kWritableFinished = findSymbol(probe, 'kWritableFinished')
-    const kFlushError = findSymbol(probe, 'kFlushError')
-    const kErrored = findSymbol(probe, 'errored')
-    if (kEndCallbacks === null || kWritableFinished === null || kFlushError === null ||
-        kErrored === null) return null
-    learnDestroyedError()
-    protocol = node24.create({ kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError })
-  }
+  const protocol = protocolOf(protocolName, probe)
+  if (protocol === null) return null
   // 26.12+ keeps _isLenientHeaderValidation()'s answer on the response once
   // a header block was rendered; the renderer leaves it as Node would.
   const kLenientCache = findSymbol(probe, 'kLenientCache')
@@ -259,25 +296,10 @@ function resolve () {
   // write_() then throws for a body Node would otherwise drop (HEAD, 1xx,
   // 204, 304). Null where Node has no such option.
   const kRejectNonStandardBodyWrites = findSymbol(probe, 'kRejectNonStandardBodyWrites')
-  // write() with chunked framing, as the probe found it (lib/protocol/
-  // probe.js, probeWrite()). 'node20': four writes on a corked socket per
-  // chunk (Node 20 and 22, 24 up to 24.21, 26 up to 26.8), which the shim's
-  // write() sends in fewer (lib/send.js, writeChunk()). 'node24': chunks
-  // held on the corked response (kChunkedBuffer, kChunkedLength) and sent
-  // by its uncork() with four writes, which the shim's uncork() sends in
-  // fewer (lib/send.js, flushChunks()). Both set kNeedDrain on the response
-  // when the socket asks to wait.
   const kNeedDrain = findSymbol(probe, 'kNeedDrain')
   const kChunkedBuffer = findSymbol(probe, 'kChunkedBuffer')
   const kChunkedLength = findSymbol(probe, 'kChunkedLength')
-  let writeProtocol = null
-  if (kNeedDrain !== null && typeof OM.prototype.write === 'function') {
-    if (probed.write === 'node20') writeProtocol = 'node20'
-    if (probed.write === 'node24' && kChunkedBuffer !== null && kChunkedLength !== null &&
-        typeof OM.prototype.uncork === 'function') {
-      writeProtocol = 'node24'
-    }
-  }
+  const writeProtocol = writeProtocolOf(probed.write, kNeedDrain, kChunkedBuffer, kChunkedLength)
 
   return Object.freeze({
     protocol,
@@ -301,8 +323,8 @@ function resolve () {
     kChunkedLength,
     write: OM.prototype.write,
     uncork: OM.prototype.uncork,
-    resMethods: Object.freeze(resMethods),
-    socketMethods: Object.freeze(socketMethods),
+    resMethods,
+    socketMethods,
     Socket: net.Socket,
     emit: EventEmitter.prototype.emit,
     nodeDate

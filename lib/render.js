@@ -28,9 +28,11 @@ const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
 const { FAST_MAX, observe, isWide } = require('./headers.js')
+const { KEY } = require('./codes.js')
 const {
-  FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason, rendered
-} = require('./decide.js')
+  FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason
+} = require('./rules.js')
+const { TOKEN } = require('./header-rules.js')
 
 const { STATUS_CODES } = http
 const { isProxy } = util.types
@@ -38,8 +40,6 @@ const { isProxy } = util.types
 // shape into an enumeration-cache check instead of a call.
 const { hasOwnProperty } = Object.prototype
 
-// Node's checkIsHttpToken (lib/_http_common.js).
-const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
 // The Transfer-Encoding values after which Node frames the body as chunked
 // (RE_TE_CHUNKED, lib/_http_outgoing.js).
 const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
@@ -47,7 +47,7 @@ const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
 let kOutHeaders, kLenientCache, nodeDate, learned
 if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = internals)
 
-const CACHE_SIZE = binding === null ? 0 : binding.slotCount
+const CACHE_SIZE = KEY.SLOT_COUNT
 
 // Node's utcDate() value, asked of Node whenever this copy may be stale:
 // Node caches one string per second, so a copy taken while the clock is
@@ -251,6 +251,10 @@ for (let i = 0; i < CACHE_SIZE; i++) {
   e.slot = i
   entries.push(e)
 }
+// The block of a response whose rendered header was not cached (C
+// rejected it, or a value is not cacheable): no slot, its head, lines and
+// framing set by applyRendered().
+const uncached = new Entry()
 // Slots are reused round robin, so alternating blocks (up to CACHE_SIZE of
 // them) never evict each other.
 let nextSlot = 0
@@ -363,16 +367,17 @@ function store (res, code, message, n, lengthAt, hasDate, chunked, teAt) {
 }
 
 /**
- * Leaves on `res` what writeHead() and _storeHeader() leave, for a block
- * found in the cache or just rendered, and records it for the write.
+ * Leaves on `res` what writeHead() and _storeHeader() leave, for `block`
+ * (a cache entry, or `uncached`) whose last head (headOf()) is the block
+ * just found or rendered, and hands the block to the response's write
+ * (blockOf()).
  * @param {boolean} ownMessage the reason came as writeHead()'s argument
  * @param {number|undefined} contentLength +value, when the headers carry
- *   Content-Length (`value`)
+ *   Content-Length
  * @param {boolean|null} last what _last becomes; null keeps it
- * @param {boolean} chunked the block frames the body as chunked
+ * @param {Entry} block
  */
-function applyBlock (res, code, message, ownMessage, contentLength, value, last, head, slot, lines,
-  chunked) {
+function applyBlock (res, code, message, ownMessage, contentLength, last, block) {
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
   // isBodylessStatus(), written out: this runs on every rendered response,
@@ -382,30 +387,61 @@ function applyBlock (res, code, message, ownMessage, contentLength, value, last,
     res._contentLength = contentLength
     res._removedContLen = false
   }
-  if (chunked) res.chunkedEncoding = true
+  if (block.chunked) res.chunkedEncoding = true
   if (last !== null) res._last = last
-  res._header = head
+  res._header = block.lastHead
   res._headerSent = false
   // 26.12+ keeps the answer of _isLenientHeaderValidation() once a block is
   // rendered. (The renderer itself always validates strictly: where Node
   // would be lenient, C rejects and Node's own end() takes over.)
   if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
-  rendered.res = res
-  rendered.head = res._header
-  rendered.slot = slot
-  rendered.length = value
-  rendered.lines = lines
-  rendered.chunked = chunked
+  handedTo = res
+  handed = block
+}
+
+// The hand-off from the renderer to the write: the response last rendered
+// and its block. Kept here rather than on the response, where a key would
+// show to Object.getOwnPropertySymbols() and util.inspect() (as lib/send.js
+// says of a handle's byte count) and would give every rendered response a
+// hidden class of its own. A response's end() follows its writeHead() with
+// no other rendering in between in the common case; otherwise blockOf()
+// answers null and end() treats the block as one Node rendered.
+let handedTo = null
+let handed = null
+
+/**
+ * The block the renderer put on `res`, while its _header is still that
+ * block: a cache entry (slot >= 0) or `uncached`. Else null.
+ * @param {http.ServerResponse} res
+ * @returns {Entry|null}
+ */
+function blockOf (res) {
+  return handedTo === res && handed.lastHead === res._header ? handed : null
+}
+
+// Called by end() once it took the block: the renderer keeps no response.
+function release () {
+  handedTo = null
 }
 
 // applyBlock() for the block in `tail` (stored as `entry`, or null when it
-// was not cached), then clears `tail`.
+// was not cached, and then described by `uncached`), then clears `tail`.
+// Returns the block.
 function applyRendered (res, code, message, ownMessage, userLength, value, entry, chunked) {
-  const head = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
-  applyBlock(res, code, message, ownMessage, userLength ? +value : undefined, value, tail.last, head,
-    entry === null ? -1 : entry.slot, tail.lines, chunked)
+  let block = entry
+  if (entry !== null) {
+    headOf(entry, value)
+  } else {
+    block = uncached
+    block.lastHead = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
+    block.lastValue = value
+    block.lines = tail.lines
+    block.chunked = chunked
+  }
+  applyBlock(res, code, message, ownMessage, userLength ? +value : undefined, tail.last, block)
   tail.head = ''
   tail.prefix = null
+  return block
 }
 
 function clearScratch (n) {
@@ -414,22 +450,20 @@ function clearScratch (n) {
 
 // --- Fresh responses: end() renders what setHeader() stored ---------------
 
-// What renderFresh() returns when it cannot render: Node's own renderer
-// must run (nothing was changed), or the response falls back.
-const RENDER_BY_NODE = -1
-const RENDER_FALLBACK = -2
-let renderFailure = null
+// What renderFresh() returns when Node's own renderer must run (nothing
+// was changed); a FALLBACK value says the response falls back.
+const RENDER_BY_NODE = 'render-by-node'
 
 /**
  * Renders the header block as writeHead(statusCode) and _storeHeader() do
- * for a fresh response, with every side effect, and records it in
- * `rendered`. Before it changes anything it may instead return
- * RENDER_BY_NODE, when a header needs Node's own renderer (Connection,
- * Keep-Alive, Content-Disposition, user Content-Length arrays, HTTP/1.0
- * without a user Content-Length), or RENDER_FALLBACK with `renderFailure`
- * set. Preconditions: fallbackReason() returned null; `length` is the
- * body's byte length.
- * @returns {number} the header line count, or a RENDER_* value
+ * for a fresh response, with every side effect, and returns its block
+ * (a cache entry or `uncached`). Before it changes anything it may instead
+ * return RENDER_BY_NODE, when a header needs Node's own renderer
+ * (Connection, Keep-Alive, Content-Disposition, user Content-Length
+ * arrays, HTTP/1.0 without a user Content-Length), or the FALLBACK reason
+ * the response falls back with. Preconditions: fallbackReason() returned
+ * null; `length` is the body's byte length.
+ * @returns {Entry|string}
  */
 function renderFresh (res, length) {
   const headers = res[kOutHeaders]
@@ -444,7 +478,7 @@ function renderFresh (res, length) {
     const c = lastFresh
     if (c !== null && c.code === code && c.message === message) {
       const hit = renderAgain(res, c, headers, length)
-      if (hit !== -1) {
+      if (hit !== null) {
         observe(c.n, headers)
         return hit
       }
@@ -463,14 +497,13 @@ function renderFresh (res, length) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
     if (e.keyed) lastFresh = e
-    const head = headOf(e, value)
-    applyBlock(res, code, message, false, lengthAt !== -1 ? e.lastNumber : undefined, value, e.last,
-      head, e.slot, e.lines, false)
-    return e.lines
+    headOf(e, value)
+    applyBlock(res, code, message, false, lengthAt !== -1 ? e.lastNumber : undefined, e.last, e)
+    return e
   }
-  const lines = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
+  const block = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
   clearScratch(n)
-  return lines
+  return block
 }
 
 // The entry renderFresh() found or stored last, and the one
@@ -510,8 +543,8 @@ function sameHeader (c, i, key, entry) {
 // it: V8 reads each value through the enumeration cache, where a keyed load
 // per key went megamorphic. Any other larger store is a dictionary, whose
 // keys Object.keys() lists faster than for-in does.
-// Refs: benchmark/instructions.js (express3 -0.3k on 20 and 24, -0.5k on 26;
-// headers20 on a dictionary +1.8k to +2.4k with for-in)
+// Refs: benchmark/instructions.js (shapes express3 and headers20),
+// benchmark/RESULTS.md
 function sameStore (c, headers, value) {
   const n = c.n
   let i = 0
@@ -534,20 +567,19 @@ function sameStore (c, headers, value) {
 
 // renderFresh() for a response whose stored headers may be those of entry
 // `c` (same status line): applies the block when the store and the state
-// match. Returns -1, having changed nothing, when any differs.
+// match. Returns null, having changed nothing, when any differs.
 function renderAgain (res, c, headers, length) {
-  if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return -1
+  if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return null
   const value = again.value
-  const head = headOf(c, value)
-  applyBlock(res, c.code, c.message, false, c.lengthAt !== -1 ? c.lastNumber : undefined, value,
-    c.last, head, c.slot, c.lines, false)
-  return c.lines
+  headOf(c, value)
+  applyBlock(res, c.code, c.message, false, c.lengthAt !== -1 ? c.lastNumber : undefined, c.last, c)
+  return c
 }
 
 function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, length) {
   resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
   const result = renderStored(res, n, lengthAt)
-  if (result !== 0) return result
+  if (result !== null) return result
   renderTail(res, hasDate)
   // Without a body (HEAD, 1xx, 204, 304) _storeHeader() adds no framing: the
   // block has no Content-Length hole, and is not cached.
@@ -565,14 +597,13 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
   }
 
   const value = lengthAt === -1 ? length : values[lengthAt]
-  applyRendered(res, code, message, false, lengthAt !== -1, value, e, false)
-  return tail.lines
+  return applyRendered(res, code, message, false, lengthAt !== -1, value, e, false)
 }
 
 // Renders the `n` stored headers in names/keys/values into `tail` after the
-// status line, as _storeHeader() does. Returns 0, or before it changed
+// status line, as _storeHeader() does. Returns null, or before it changed
 // anything on `res`, RENDER_BY_NODE (a header only Node's renderer
-// reproduces) or RENDER_FALLBACK with `renderFailure` set.
+// reproduces) or the FALLBACK reason.
 function renderStored (res, n, lengthAt) {
   let byNode = false
   for (let i = 0; i < n; i++) {
@@ -584,20 +615,14 @@ function renderStored (res, n, lengthAt) {
       // Values stored by setHeader() were validated then, but an array
       // can change afterwards.
       const reason = valueReason(key, value)
-      if (reason !== null) {
-        renderFailure = reason
-        return RENDER_FALLBACK
-      }
+      if (reason !== null) return reason
     }
     switch (key) {
       case 'content-length':
         if (type !== 'string' && type !== 'number') byNode = true
         break
       case 'content-disposition':
-        if (type === 'number') {
-          renderFailure = FALLBACK.HEADER_VALUE
-          return RENDER_FALLBACK
-        }
+        if (type === 'number') return FALLBACK.HEADER_VALUE
         byNode = true
         break
       case 'connection':
@@ -607,7 +632,7 @@ function renderStored (res, n, lengthAt) {
     }
     if (!byNode) renderEntry(res, key, name, value, i === lengthAt)
   }
-  return byNode ? RENDER_BY_NODE : 0
+  return byNode ? RENDER_BY_NODE : null
 }
 
 // Copies the stored headers into keys/names/values (Object.keys() lists
@@ -765,6 +790,12 @@ function headerRenderable (i, key, value, chunkable) {
  * and sets the same fields; each value is read once. Anything else,
  * including every input Node rejects, returns false before changing
  * anything, or the arguments for Node's writeHead() when values were read.
+ * Long: the headers are read in one for-in pass, in Node's order and each
+ * value once (a getter or a Proxy sees what Node's loop shows it), while
+ * the pass matches them against cached entries; splitting the pass would
+ * read values twice or carry its six pieces of state across calls on the
+ * hottest path (benchmark/instructions.js, shape writehead). The cache-miss
+ * rendering is apart (renderWriteHeadMiss()).
  * @returns {true|false|Array} true when rendered
  */
 function fastWriteHead (res, statusCode, reason, obj) {
@@ -915,9 +946,9 @@ function fastWriteHead (res, statusCode, reason, obj) {
     } else {
       value = chunked ? undefined : lengthValue
     }
-    const head = headOf(e, value)
+    headOf(e, value)
     applyBlock(res, code, message, typeof reason === 'string', chunked ? undefined : e.lastNumber,
-      value, e.last, head, e.slot, e.lines, chunked)
+      e.last, e)
     return true
   }
 
@@ -1014,9 +1045,8 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     if (!e.keyed) keep(e, n)
     lastStored = e
     clearScratch(n)
-    const head = headOf(e, value)
-    applyBlock(res, code, message, ownMessage, e.chunked ? undefined : e.lastNumber, value, e.last,
-      head, e.slot, e.lines, e.chunked)
+    headOf(e, value)
+    applyBlock(res, code, message, ownMessage, e.chunked ? undefined : e.lastNumber, e.last, e)
     return true
   }
   if (e === null && INVALID_HEADER_CHAR.test(message)) {
@@ -1024,7 +1054,7 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     return false
   }
   resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
-  if (renderStored(res, n, lengthAt) !== 0) {
+  if (renderStored(res, n, lengthAt) !== null) {
     clearScratch(n)
     tail.head = ''
     tail.prefix = null
@@ -1054,9 +1084,8 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
 function storedAgain (res, c, headers, ownMessage) {
   if (!sameStore(c, headers, undefined) || !stateMatches(c, res, stateOf(res))) return false
   const value = c.chunked ? undefined : again.value
-  const head = headOf(c, value)
-  applyBlock(res, c.code, c.message, ownMessage, c.chunked ? undefined : c.lastNumber, value, c.last,
-    head, c.slot, c.lines, c.chunked)
+  headOf(c, value)
+  applyBlock(res, c.code, c.message, ownMessage, c.chunked ? undefined : c.lastNumber, c.last, c)
   return true
 }
 
@@ -1085,38 +1114,38 @@ function renderWriteHeadMiss (res, code, message, ownMessage, n, lengthAt, chunk
 }
 
 /**
- * The Content-Length argument of binding.sendCached()/fillCached() for a
- * response from cached `slot` with `value`: -1 when C keeps the digits of
- * that value from the slot's last response (src/binding.c, read_length()),
- * which saves reading the string again.
- * @param {number} slot
- * @param {string|number} value
+ * The Content-Length argument of binding.sendCached()/fillCached() for the
+ * response that cached `block` carries (block.lastValue): -1 when C keeps
+ * the digits of that value from the slot's last response (src/binding.c,
+ * read_length()), which saves reading the string again. The entry records
+ * the value as sent; forgetLength() takes that back.
+ * @param {Entry} block
  * @returns {string|number}
  */
-function lengthArgument (slot, value) {
-  const e = entries[slot]
-  if (value === e.sentValue) return -1
-  e.sentValue = value
+function lengthArgument (block) {
+  const value = block.lastValue
+  if (value === block.sentValue) return -1
+  block.sentValue = value
   return value
 }
 
 /**
- * Forgets which Content-Length value C keeps for `slot`, for a response
- * that stopped before C read its length: the next one passes its value.
- * @param {number} slot
+ * Forgets which Content-Length value C keeps for the slot of `block`, for a
+ * response that stopped before C read its length: the next one passes its
+ * value.
+ * @param {Entry} block
  */
-function forgetLength (slot) {
-  entries[slot].sentValue = undefined
+function forgetLength (block) {
+  block.sentValue = undefined
 }
 
 module.exports = {
   RENDER_BY_NODE,
   lengthArgument,
   forgetLength,
-  RENDER_FALLBACK,
   renderFresh,
   fastWriteHead,
   storedWriteHead,
-  rendered,
-  renderFailure: () => renderFailure
+  blockOf,
+  release
 }

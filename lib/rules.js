@@ -1,20 +1,120 @@
 'use strict'
 
-// Node's character rules for header fields, as lib/_http_common.js states
-// them (checkIsHttpToken, checkInvalidHeaderChar), in one place for every
-// part of lib/ that checks a name or a value in JS. The C core holds the
-// same rules as byte tables (src/http_message.c) and validates every byte
-// it writes; JS needs them only to decide a fallback before calling C, and
-// to explain a rejection with the error Node would throw.
-// test/rules.test.js checks both against the running Node for every char.
-//
-// Global flags are never set: test() keeps no lastIndex between calls.
+// What the decision (lib/decide.js) and the renderers (lib/render.js,
+// lib/write-head.js) share, and what loads without the addon: the reasons
+// a response falls back, the body-size limits and the checks of Node's own
+// that more than one of them makes.
 
-// RFC 9110 section 5.6.2 token: a header name.
-const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/
+const util = require('node:util')
+const { INVALID_HEADER_CHAR } = require('./header-rules.js')
 
-// A char Node refuses in a header value or a status message: anything but
-// HTAB, visible ASCII, SP and obs-text (RFC 9110 section 5.5).
-const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+const FALLBACK = Object.freeze({
+  NO_BINDING: 'no-binding', // the addon did not load
+  UNSUPPORTED_NODE: 'unsupported-node', // lib/internals.js missed an internal
+  DEBUG: 'debug', // NODE_DEBUG=http: Node prints lines from end()
+  FINISHED: 'finished', // end() after end(): Node reports the error
+  DESTROYED: 'destroyed', // res.destroy() ran: write_ drops the data
+  HEADERS_SENT: 'headers-sent', // write()/flushHeaders() already sent _header
+  NO_SOCKET: 'no-socket', // no net.Socket: fake sockets, standalone responses
+  NOT_SOCKET_OWNER: 'not-socket-owner', // pipelined: Node queues in outputData
+  SOCKET_UNWRITABLE: 'socket-unwritable', // destroyed, ended or handle-less socket
+  SOCKET_BUSY: 'socket-busy', // corked, or data queued or in flight
+  PATCHED: 'patched', // a method end() relies on was replaced
+  HTTP_VERSION: 'http-version', // not HTTP/1.0 or 1.1, or useChunkedEncodingByDefault not a boolean
+  HEAD: 'head', // a body for HEAD under rejectNonStandardBodyWrites: Node throws
+  NO_BODY_STATUS: 'no-body-status', // the same for 1xx, 204, 304
+  EXPECT: 'expect', // 100-continue handling or a user Expect header
+  STRICT_CONTENT_LENGTH: 'strict-content-length', // private byte accounting
+  TRAILERS: 'trailers', // addTrailers() or a Trailer header
+  TRANSFER_ENCODING: 'transfer-encoding', // user-set Transfer-Encoding
+  CHUNKED: 'chunked', // chunked framing on a block the renderer did not cache
+  ENCODING: 'encoding', // not utf8/latin1: separate header write, estimates
+  CHUNK_TYPE: 'chunk-type', // not a string or Uint8Array: Node throws
+  BODY_TOO_LARGE: 'body-too-large', // above maxBodySize, or above 4 KiB without a direct write
+  HEADER_VALUE: 'header-value', // a value whose stringification runs user code
+  NON_ASCII: 'non-ascii', // a UTF-8 message whose chars and bytes differ
+  KEEP_ALIVE_MAX: 'keep-alive-max', // maxRequestsPerSocket not an int32: lines differ
+  INVALID: 'invalid' // Node would throw, or the core rejected the message
+})
 
-module.exports = { TOKEN, INVALID_HEADER_CHAR }
+// No cap on the body size by default (install({ maxBodySize }) sets one).
+// A body above COPY_MAX_BODY (lib/send.js, 4 KiB) takes the native path only
+// when it goes out in a direct write, where sendmsg() gathers the cached
+// header block and the body without a copy, and what the kernel did not
+// take goes to socket.write() as a view of the body; anything else (a header
+// block Node rendered, a socket that is not a plain TCP handle, a kernel
+// buffer that takes nothing) falls back with BODY_TOO_LARGE: copying such a
+// body into one Buffer with the header costs more than Node's own path.
+// Refs: benchmark/compare.js, benchmark/RESULTS.md, README.md "Bodies of
+// every size"
+const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
+
+const options = { maxBodySize: DEFAULT_MAX_BODY }
+
+// Bodies up to this many bytes may be copied into one Buffer with the
+// header; larger ones go out only in a direct write, which gathers the body
+// without copying it (lib/send.js).
+const COPY_MAX_BODY = 4 * 1024
+
+// NODE_DEBUG=http: Node prints lines from end() and write_().
+const httpDebug = util.debuglog('http').enabled
+
+/**
+ * The check of a stored header value that is not a string: numbers and
+ * arrays of valid strings and numbers render as Node renders them; any
+ * other value (or a number under Content-Disposition, which Node decodes
+ * as a string) leaves the response to Node.
+ * @param {string} key the lowercase header name
+ * @param {*} value the stored value
+ * @returns {string|null}
+ */
+function valueReason (key, value) {
+  if (typeof value === 'number') {
+    return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
+  }
+  if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i]
+    if (typeof item === 'string') {
+      if (INVALID_HEADER_CHAR.test(item)) return FALLBACK.INVALID
+    } else if (typeof item !== 'number' || key === 'content-disposition') {
+      return FALLBACK.HEADER_VALUE
+    }
+  }
+  return null
+}
+
+/**
+ * Whether a response's status is one writeHead() marks bodyless (it sets
+ * _hasBody = false for 1xx, 204 and 304).
+ * @param {number} code the status code, after ToInt32
+ * @returns {boolean}
+ */
+function isBodylessStatus (code) {
+  return code === 204 || code === 304 || (code >= 100 && code <= 199)
+}
+
+// Why write() leaves a chunk to Node where no FALLBACK value says it: the
+// response is framed by Content-Length (one write already), the chunk is
+// empty (Node passes it through unframed), or the header is not rendered
+// yet (the caller renders it as write_() does, then asks again); and why
+// uncork() leaves the chunks held on the response to Node.
+const WRITE = Object.freeze({
+  LENGTH_FRAMING: 'length-framing',
+  EMPTY_CHUNK: 'empty-chunk',
+  HEADER_PENDING: 'header-pending',
+  // uncork(): no chunks held, or the response stays corked.
+  NOTHING_HELD: 'nothing-held'
+})
+
+module.exports = {
+  FALLBACK,
+  WRITE,
+  DEFAULT_MAX_BODY,
+  COPY_MAX_BODY,
+  options,
+  httpDebug,
+  INVALID_HEADER_CHAR,
+  valueReason,
+  isBodylessStatus
+}

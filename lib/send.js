@@ -7,8 +7,9 @@
 
 const binding = require('./binding.js')
 const internals = require('./internals.js')
+const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('./codes.js')
+const { COPY_MAX_BODY } = require('./rules.js')
 
-const FLAGS = binding === null ? null : binding.flags
 // Read once: the globals `process` and `Buffer` are getters. nextTick is
 // still looked up on the process object per call, as Node's own modules do.
 const processObject = process
@@ -21,29 +22,17 @@ const { latin1Slice } = Buffer.prototype
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
 const getBuffer = Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get
 const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get
-// sendCached() results (src/binding.c, src/send.h): undefined when the
-// whole message went out, else the bytes written; at or below -SEND_REJECT
-// the core rejected the response, at or below -SEND_FAILED the write
-// failed with an errno.
-const SEND_REJECT = 100
-const SEND_FAILED = binding === null ? 0 : binding.sendFailed
 // send()'s result when a body above COPY_MAX_BODY could not go out in a
 // direct write: Node's own end() writes it without the copy.
 const SEND_TOO_LARGE = -1
-// Bodies up to this many bytes may be copied into one Buffer with the
-// header; larger ones go out only in a direct write, which gathers the body
-// without copying it (see lib/decide.js).
-const COPY_MAX_BODY = 4 * 1024
-// The key of sendCached()/fillCached(): slot, flags and the repeat bit in
-// one number.
-const KEY_SHIFT = binding === null ? 0 : binding.keyShift
-const KEY_REPEAT = binding === null ? 0 : binding.keyRepeat
-const KEY_CHECK = binding === null ? 0 : binding.keyCheck
-// The body's kind, which spares C asking V8 (a typeof, and for a
-// Uint8Array an instance check too); KEY_EMPTY: none, the argument unread.
-const KEY_STRING = binding === null ? 0 : binding.keyString
-const KEY_BYTES = binding === null ? 0 : binding.keyBytes
-const KEY_EMPTY = binding === null ? 0 : binding.keyEmpty
+// The key of sendCached()/fillCached() (lib/codes.js), as constants of
+// this file: read per response.
+const {
+  SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, CHECK: KEY_CHECK, STRING: KEY_STRING, BYTES: KEY_BYTES,
+  EMPTY: KEY_EMPTY
+} = KEY
+const { WHOLE, REJECTED, FAILED } = SENT
+const { ENONASCII } = ERRORS
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -66,7 +55,8 @@ const directStats = { direct: 0, partial: 0 }
 // Node's end() writes on a corked socket, so the Writable compares the whole
 // message with the high-water mark before the write runs: a message of at
 // least writableHighWaterMark bytes (characters, for a string; the same
-// count here, see §4.1 of docs/node-outgoing-path.md) sets needDrain, and
+// count here: test/shim.test.js, "a non-ASCII UTF-8 message at the
+// socket's high-water mark") sets needDrain, and
 // the tick that runs the callback emits the socket's 'drain' first
 // (afterWrite). The shim's writes are not corked, so markNeedDrain() sets
 // the flag after the write, and afterDirectWrite() emits 'drain' for a
@@ -279,20 +269,58 @@ function chunkFraming (len) {
 }
 
 /**
- * Writes the response once: straight to the descriptor when `handle` (from
- * directHandle()) is given, else (or for what the kernel did not take) with
- * one socket.write() carrying the finish callback; then sets what end()
- * sets. The header block is either cached in C (`slot` >= 0, with
- * `length` the Content-Length value to fill in) or res._header itself
- * (`slot` -1, with `lines` header lines), checked again by C. A body above
- * COPY_MAX_BODY needs a handle and a direct write that took the whole
- * header block: the rest of the body then goes to socket.write() as it is.
- * @param {boolean} dropped end() was given a body that Node drops (HEAD,
- *   1xx, 204, 304): `chunk` is null, and write_()'s tick is queued
+ * The inputs of one write (send()). end() keeps one and fills it for each
+ * call; send() reads it before anything else, so a response ended from
+ * within the write finds its own.
+ */
+class Message {
+  constructor () {
+    // The header block: cached in C (`slot` >= 0, with `contentLength` the
+    // Content-Length argument, lib/render.js lengthArgument()) or
+    // res._header itself (`slot` -1, with `lines` header lines, which C
+    // checks again).
+    this.slot = -1
+    this.contentLength = 0
+    this.lines = 0
+    // The body (a string or Uint8Array, or null) and its bytes.
+    this.body = null
+    this.bodyLength = 0
+    // The message flags (lib/codes.js FLAGS).
+    this.flags = 0
+    // end() was given a body that Node drops (HEAD, 1xx, 204, 304): `body`
+    // is null, and write_()'s tick is queued.
+    this.dropped = false
+    // The socket's handle when the write may go to the descriptor
+    // (directHandle()), else null.
+    this.handle = null
+  }
+}
+
+/**
+ * Writes the response once: straight to the descriptor when
+ * `message.handle` is given, else (or for what the kernel did not take)
+ * with one socket.write() carrying the finish callback; then sets what
+ * end() sets. A body above COPY_MAX_BODY needs a handle and a direct write
+ * that took the whole header block: the rest of the body then goes to
+ * socket.write() as it is.
+ * Long: one pass from the message's size to the counts Node's write
+ * leaves, whose three endings (whole, in part, through socket.write())
+ * share the checks before them.
+ * @param {http.ServerResponse} res
+ * @param {Message} message
+ * @param {Function|undefined} callback end()'s callback
  * @returns {number} 0 when sent, SEND_TOO_LARGE, or the core's rejection
  *   code (nothing was sent or changed; Node's own end() must continue)
  */
-function send (res, slot, length, lines, chunk, len, flags, callback, dropped, handle) {
+function send (res, message, callback) {
+  const slot = message.slot
+  const contentLength = message.contentLength
+  const lines = message.lines
+  const chunk = message.body
+  const bodyLength = message.bodyLength
+  const flags = message.flags
+  const dropped = message.dropped
+  const handle = message.handle
   const head = res._header
   // Every char of an accepted head is one byte (latin1, or ASCII when the
   // block goes out as UTF-8, as a cached block always is), so the message
@@ -309,32 +337,37 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     // With chunked framing Node writes the head as latin1, with the size
     // line; C reads it so.
     if (slot < 0 && !chunked) size = byteLength(head, 'utf8')
-    nodeLength = head.length + chunk.length + (chunked ? chunkFraming(len) : 0)
+    nodeLength = head.length + chunk.length + (chunked ? chunkFraming(bodyLength) : 0)
   }
-  const total = chunked ? size + len + chunkFraming(len) : size + len
+  const total = chunked ? size + bodyLength + chunkFraming(bodyLength) : size + bodyLength
   // Above the high-water mark the two counts would disagree on 'drain'.
-  if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return binding.errors.ENONASCII
+  if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return ENONASCII
   const body = chunk || undefined
   let written = -1
   // The errno of a direct write that failed.
   let failed = 0
-  // A length of -1 repeats the digits C kept for the slot (lib/render.js).
-  // (The typeof first: `length` is a number or a string, and a strict
+  // A Content-Length argument of -1 repeats the digits C kept for the slot
+  // (lib/render.js lengthArgument()).
+  // (The typeof first: `contentLength` is a number or a string, and a strict
   // comparison of either with -1 would otherwise be a call.)
-  const repeat = typeof length === 'number' && length === -1
+  const repeat = typeof contentLength === 'number' && contentLength === -1
   const key = slot < 0
     ? 0
     : slot | flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
       (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   if (handle !== null) {
-    // undefined: the whole message went out.
-    written = binding.sendCached(handle.fd, len > COPY_MAX_BODY ? key | KEY_CHECK : key, length, body)
-    if (written === undefined) {
+    const checked = bodyLength > COPY_MAX_BODY ? key | KEY_CHECK : key
+    const result = binding.sendCached(handle.fd, checked, contentLength, body)
+    const outcome = sendOutcome(result)
+    if (outcome === WHOLE) {
       written = total
-    } else if (written <= -SEND_REJECT) {
-      if (written > -SEND_FAILED) return -written - SEND_REJECT
-      failed = -written - SEND_FAILED
+    } else if (outcome === REJECTED) {
+      return sendDetail(result)
+    } else if (outcome === FAILED) {
+      failed = sendDetail(result)
       written = 0
+    } else {
+      written = sendDetail(result)
     }
   }
   let out = null
@@ -342,14 +375,14 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
   // rest, written without a copy.
   let rest = null
   if (written !== total) {
-    if (len > COPY_MAX_BODY) {
+    if (bodyLength > COPY_MAX_BODY) {
       // Nothing written: Node's own end() meets the same full buffer or
       // pending error, without copying the body first.
       if (written <= 0) return SEND_TOO_LARGE
       // The rest of the body as it is, where the body's bytes are its chars
       // and follow the header directly (no chunk framing); else a copy.
       if (written >= head.length && !chunked && nodeLength === -1) {
-        rest = bodyRest(chunk, written - head.length, len)
+        rest = bodyRest(chunk, written - head.length, bodyLength)
       }
     }
     if (rest === null && slot < 0 && !chunk && !chunked) {
@@ -361,7 +394,7 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     } else if (rest === null) {
       out = allocUnsafe(total)
       const code = slot >= 0
-        ? binding.fillCached(out, key, length, body)
+        ? binding.fillCached(out, key, contentLength, body)
         : binding.fillFromHead(out, head, lines, body, flags)
       if (code !== 0) return code
     }
@@ -380,9 +413,9 @@ function send (res, slot, length, lines, chunk, len, flags, callback, dropped, h
     // response (a bound updateOutgoingData, lib/_http_server.js, Node 20 to
     // 26) acts only on a paused socket or on a response waiting for
     // 'drain': otherwise its two calls, whose counts cancel out, change
-    // nothing, and they are left out (0.4k instructions per response on the
-    // express shape). Telling that bound function from a replacement would
-    // cost more (its name is computed on each read).
+    // nothing, and they are left out (benchmark/instructions.js, shape
+    // express3). Telling that bound function from a replacement would cost
+    // more (its name is computed on each read).
     const notify = socket._paused || res[kNeedDrain]
     if (notify) res._onPendingData(head.length)
     res.outputData = []
@@ -479,8 +512,8 @@ function finishSent (res) {
 // each other): a longer one goes as it is. A joined string is a cons
 // string that V8 flattens, a copy of the whole, before the socket can
 // write it, and for large chunks that copy costs more than the write it
-// saves (benchmark/compare.js bytes/65536/4 chunkedEnc=1: 0.80x of Node's
-// path when 16 KiB chunks were joined).
+// saves (benchmark/compare.js, bytes of 64 KiB in 4 chunks with
+// chunkedEnc=1; benchmark/RESULTS.md).
 const JOIN_MAX = 1024
 
 // write_()'s CRLF, a Buffer of its own: never handed to user code.
@@ -912,7 +945,7 @@ function flushChunks (res, last, onLast) {
 }
 
 module.exports = {
-  FLAGS,
+  Message,
   COPY_MAX_BODY,
   SEND_TOO_LARGE,
   countLines,

@@ -1,9 +1,14 @@
 'use strict'
 
-// The replacement for ServerResponse#end and #writeHead, from end() down to
-// the write: lib/decide.js picks the path, lib/render.js renders (or finds
-// the cached) header block, lib/send.js writes it. Node's own end() runs
-// whenever the decision says so, before anything on the response changed.
+// The replacement for ServerResponse#end (and #write, #uncork where the
+// probe found Node's chunked write()), from end() down to the write, and
+// install()/uninstall() of them and of lib/write-head.js's writeHead.
+// end() takes the block the renderer put on the response (lib/render.js
+// blockOf()) once, and hands it as a value to lib/decide.js, which picks
+// the path, and to nativeEnd(), which renders a fresh header if needed and
+// fills the write's inputs (a lib/send.js Message) for send(). Node's own
+// end() runs whenever the decision says so, before anything on the
+// response changed.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -11,23 +16,30 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
+const writeHeadShim = require('./write-head.js')
 const headers = require('./headers.js')
+const { FLAGS, ERRORS } = require('./codes.js')
 const {
-  FLAGS, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
+  Message, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
   directHandle, directStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
+const { ENONASCII } = ERRORS
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
 const debugEnabled = debug.enabled
 
 const {
   FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, tailReason, uncorkReason
 } = decide
-const { RENDER_BY_NODE, RENDER_FALLBACK, rendered } = render
+const { RENDER_BY_NODE } = render
 
 // end() calls by path (and fallback reason); write() calls by path.
 const stats = { native: 0, fallback: 0, reasons: Object.create(null), writes: { native: 0, fallback: 0 } }
+
+// The inputs of the one write (lib/send.js), filled by nativeEnd() for
+// each call: one record, not one per response.
+const message = new Message()
 
 // Read once: the global Buffer is a getter.
 const { byteLength } = Buffer
@@ -36,8 +48,6 @@ const { ServerResponse, OutgoingMessage } = http
 const legacyEnd = OutgoingMessage.prototype.end
 const legacyWrite = OutgoingMessage.prototype.write
 const legacyUncork = OutgoingMessage.prototype.uncork
-const resWriteHead = internals === null ? null : internals.resMethods.writeHead
-const kOutHeaders = internals === null ? null : internals.kOutHeaders
 
 // Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
 // the response (the line is built only then).
@@ -60,10 +70,15 @@ function bodyLength (chunk, encoding) {
 /**
  * The native end(): renders the header if needed (or takes the block
  * writeHead() rendered), then sends the response in one write.
+ * Long: three steps that hand each other several values each (the body's
+ * length and flags; the block's slot, Content-Length and lines; the
+ * retries after a rejection), kept as locals of one function rather than
+ * an object per response (benchmark/instructions.js).
+ * @param {object|null} block lib/render.js blockOf() for `res`
  * @returns {boolean} false when Node's own end() must run instead (the
  * header may have been rendered, which legacy end() continues from)
  */
-function nativeEnd (res, chunk, encoding, callback) {
+function nativeEnd (res, chunk, encoding, callback, block) {
   let flags = 0
   let len = 0
   // write_: a HEAD, 1xx, 204 or 304 response drops the chunk after it set
@@ -86,8 +101,7 @@ function nativeEnd (res, chunk, encoding, callback) {
         flags = FLAGS.BODY_LATIN1
       } else {
         flags = FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY
-        guessed = rendered.res === res && rendered.slot >= 0 && res._header !== null &&
-          rendered.head === res._header
+        guessed = block !== null && block.slot >= 0
       }
     }
     // A guess is the least the byte length can be.
@@ -112,39 +126,35 @@ function nativeEnd (res, chunk, encoding, callback) {
   if (res._header === null) {
     const previousLength = res._contentLength
     res._contentLength = len
-    lines = render.renderFresh(res, len)
-    if (lines === RENDER_FALLBACK) {
-      res._contentLength = previousLength
-      count(render.renderFailure(), res)
-      return false
-    }
-    if (lines === RENDER_BY_NODE) {
+    const fresh = render.renderFresh(res, len)
+    if (fresh === RENDER_BY_NODE) {
       res._implicitHeader()
       if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
         count(FALLBACK.CHUNKED, res)
         return false
       }
-      lines = countLines(res._header)
+    } else if (typeof fresh === 'string') {
+      res._contentLength = previousLength
+      count(fresh, res)
+      return false
     } else {
-      slot = rendered.slot
-      length = rendered.length
-      flags |= FLAGS.HEAD_ONE_BYTE
+      block = fresh
     }
-  } else if (rendered.res === res && rendered.head === res._header) {
-    slot = rendered.slot
-    length = rendered.length
-    lines = rendered.lines
+  }
+  if (block !== null) {
+    slot = block.slot
+    length = block.lastValue
+    lines = block.lines
     // fallbackReason() let a chunked block through only when it is cached.
-    chunked = rendered.chunked
+    chunked = block.chunked
     flags |= FLAGS.HEAD_ONE_BYTE
+    render.release()
   } else {
     lines = countLines(res._header)
     // A block Node's writeHead() rendered with chunked framing (fallbackReason()
     // let it through): C frames the body as end() does, with a body only.
     chunked = !!res.chunkedEncoding && res._hasBody === true
   }
-  rendered.res = null
-  rendered.head = null
   // A cached block is ASCII, and so is a UTF-8 string body whose byte
   // length equals its length: C copies such a body as latin1, the cheaper
   // read, with the same bytes.
@@ -165,54 +175,50 @@ function nativeEnd (res, chunk, encoding, callback) {
     length = 0
   } else if (slot >= 0) {
     // C keeps the digits of a cached slot's last Content-Length value.
-    length = render.lengthArgument(slot, length)
+    length = render.lengthArgument(block)
   }
-  let code = dropped
-    ? send(res, slot, length, lines, null, 0, flags, callback, true, handle)
-    : send(res, slot, length, lines, chunk, len, flags, callback, false, handle)
-  if (code === binding.errors.ENONASCII && guessed) {
+  const m = message
+  m.slot = slot
+  m.contentLength = length
+  m.lines = lines
+  m.body = dropped ? null : chunk
+  m.bodyLength = dropped ? 0 : len
+  m.flags = flags
+  m.dropped = dropped
+  m.handle = handle
+  let code = send(res, m, callback)
+  // A rejection leaves the message unsent, and send() ran nothing of the
+  // user's before it: `m` is as filled above.
+  if (code === ENONASCII && guessed) {
     // Text that is not ASCII: measured now, and checked as it would have
     // been had it been measured first.
     len = byteLength(chunk, 'utf8')
-    code = len > options.maxBodySize || (len > COPY_MAX_BODY && handle === null)
-      ? SEND_TOO_LARGE
-      : send(res, slot, length, lines, chunk, len, flags & ~FLAGS.ASCII_ONLY, callback, false, handle)
-  } else if (code === binding.errors.ENONASCII && slot < 0 && !chunked &&
+    if (len > options.maxBodySize || (len > COPY_MAX_BODY && handle === null)) {
+      code = SEND_TOO_LARGE
+    } else {
+      m.bodyLength = len
+      m.flags = flags & ~FLAGS.ASCII_ONLY
+      code = send(res, m, callback)
+    }
+  } else if (code === ENONASCII && slot < 0 && !chunked &&
       (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
-    code = send(res, slot, length, lines, chunk, len, FLAGS.HEAD_UTF8, callback, false, handle)
+    m.flags = FLAGS.HEAD_UTF8
+    code = send(res, m, callback)
   }
   if (code !== 0) {
     // send() may have stopped before C read the length: C's copy of the
     // slot's last digits is not known any more.
-    if (slot >= 0) render.forgetLength(slot)
+    if (slot >= 0) render.forgetLength(block)
     count(code === SEND_TOO_LARGE
       ? FALLBACK.BODY_TOO_LARGE
-      : code === binding.errors.ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
+      : code === ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
     return false
   }
   stats.native++
   finishSent(res)
   return true
-}
-
-/**
- * ServerResponse#writeHead replacement: the renderer of lib/render.js, else
- * Node's own writeHead with the same arguments (or, when some header values
- * were read already, an object that hands Node those values).
- */
-function writeHead (statusCode, reason, obj) {
-  if (installed && binding !== null && internals !== null && !decide.httpDebug) {
-    if (internals.learned.pending) internals.learn(this)
-    // Headers stored by setHeader() take the other renderer.
-    const done = this[kOutHeaders] === null
-      ? render.fastWriteHead(this, statusCode, reason, obj)
-      : render.storedWriteHead(this, statusCode, reason, obj)
-    if (done === true) return this
-    if (done !== false) return resWriteHead.call(this, statusCode, done[0], done[1])
-  }
-  return resWriteHead.call(this, statusCode, reason, obj)
 }
 
 /**
@@ -238,16 +244,18 @@ function end (chunk, encoding, callback) {
   // Node's own end() then runs, uncounted.
   if (!installed) return nodeEnd.call(this, chunk, encoding, callback)
   if (internals !== null && internals.learned.pending) internals.learn(this)
-  let reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e)
+  let block = render.blockOf(this)
+  let reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e, block)
   if (reason === FALLBACK.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
     reason = renderFirst(this, c, e)
     if (reason === NO_HEADER) {
       count(FALLBACK.PATCHED, this)
       return endAfterHeaderCall(nodeEnd, this, chunk, encoding, callback)
     }
+    block = render.blockOf(this)
   }
   if (reason === null) {
-    if (nativeEnd(this, c, e, cb)) return this
+    if (nativeEnd(this, c, e, cb, block)) return this
   } else if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
       tailEnd && (!heldTail || heldUncork(this)) && tailReason(this, c, e) === null) {
     // end() after write(): the chunk in fewer socket writes, and the
@@ -286,7 +294,7 @@ function renderFirst (res, chunk, encoding) {
   res._implicitHeader()
   if (!res._header) return NO_HEADER
   if (socket.writableCorked === 1 && socket.writableLength === 0) socket.uncork()
-  return fallbackReason(res, chunk, encoding)
+  return fallbackReason(res, chunk, encoding, render.blockOf(res))
 }
 
 /**
@@ -399,7 +407,6 @@ const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === tr
 
 let installed = false
 let previousEnd
-let previousWriteHead
 // The descriptors write() and uncork() replaced (undefined: none,
 // ServerResponse inherited OutgoingMessage's), or null when install() left
 // the method alone.
@@ -417,13 +424,7 @@ function install () {
   Object.defineProperty(ServerResponse.prototype, 'end', {
     value: end, writable: true, enumerable: false, configurable: true
   })
-  if (ServerResponse.prototype.writeHead === resWriteHead) {
-    previousWriteHead = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'writeHead')
-    Object.defineProperty(ServerResponse.prototype, 'writeHead', {
-      ...previousWriteHead, value: writeHead
-    })
-    decide.setWriteHead(writeHead)
-  }
+  writeHeadShim.install()
   if (internals.chunkedWrite && ServerResponse.prototype.write === legacyWrite) {
     previousWrite = replace('write', write)
   }
@@ -471,11 +472,7 @@ function uninstall () {
   const proto = ServerResponse.prototype
   restore(proto, 'end', end, previousEnd)
   previousEnd = undefined
-  if (previousWriteHead !== undefined) {
-    restore(proto, 'writeHead', writeHead, previousWriteHead)
-    previousWriteHead = undefined
-    decide.setWriteHead(resWriteHead)
-  }
+  writeHeadShim.uninstall()
   if (previousWrite !== null) {
     restore(proto, 'write', write, previousWrite)
     previousWrite = null
@@ -492,7 +489,10 @@ module.exports = {
   FALLBACK,
   DEFAULT_MAX_BODY,
   COPY_MAX_BODY,
-  fallbackReason,
+  // The public fallbackReason() of lib/index.js: for the block the
+  // response carries now.
+  fallbackReason: (res, chunk, encoding) =>
+    fallbackReason(res, chunk, encoding, res ? render.blockOf(res) : null),
   end,
   write,
   uncork,

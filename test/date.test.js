@@ -13,7 +13,7 @@ const { setTimeout: sleep } = require('node:timers/promises')
 const t = require('tap')
 
 const shim = require('../lib/index.js')
-const { rendered } = require('../lib/decide.js')
+const { blockOf } = require('../lib/render.js')
 
 const req = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} }
 
@@ -43,7 +43,7 @@ t.test('a clock set back: the Date line Node renders, not an earlier copy', asyn
     }
     await midSecond()
     const first = render()
-    t.equal(rendered.res, first.res, 'the renderer rendered the block')
+    t.not(blockOf(first.res), null, 'the renderer rendered the block')
     t.equal(first.date, new Date().toUTCString(), 'the current second')
     t.equal(render().date, first.date, 'the same second again')
 
@@ -53,7 +53,7 @@ t.test('a clock set back: the Date line Node renders, not an earlier copy', asyn
     await sleep(1100)
     await midSecond()
     const later = render()
-    t.equal(rendered.res, later.res, 'the renderer rendered the block')
+    t.not(blockOf(later.res), null, 'the renderer rendered the block')
     t.equal(later.date, new Date().toUTCString(), 'the string Node renders now')
     t.not(later.date, first.date, 'not the copy taken before')
   } finally {

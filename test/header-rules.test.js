@@ -1,12 +1,12 @@
 'use strict'
 
-// lib/rules.js, the one JS copy of Node's header character rules, accepts
+// lib/header-rules.js, the one JS copy of Node's header character rules, accepts
 // exactly what the running Node accepts, for every char 0..0x100 and for
 // the empty string.
 
 const http = require('node:http')
 const { test } = require('tap')
-const { TOKEN, INVALID_HEADER_CHAR } = require('../lib/rules.js')
+const { TOKEN, INVALID_HEADER_CHAR } = require('../lib/header-rules.js')
 
 function accepts (fn) {
   try {
