@@ -27,8 +27,7 @@ const debug = util.debuglog('http-oneshot')
 // The properties lib/ relies on; an addon built from another version of
 // src/binding.c would lack some of them and is treated as missing.
 const REQUIRED = ['build', 'fill', 'buildFromHead', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached',
-  'flags', 'errors', 'slotCount', 'keyShift', 'keyRepeat', 'keyCheck',
-  'keyString', 'keyBytes', 'keyEmpty', 'sendFailed', 'send', 'key']
+  'flags', 'errors', 'send', 'key']
 
 let binding = null
 let loadError = null

@@ -22,26 +22,12 @@ const ERRORS = loaded ? binding.errors : Object.freeze({})
 // slot's last Content-Length digits again) | CHECK (a pending socket error
 // first) | the body's kind, STRING, BYTES or EMPTY, which spares C asking V8.
 // SLOT_COUNT: the slots of the header-block cache.
-const KEY = Object.freeze({
-  SHIFT: loaded ? binding.keyShift : 0,
-  REPEAT: loaded ? binding.keyRepeat : 0,
-  CHECK: loaded ? binding.keyCheck : 0,
-  STRING: loaded ? binding.keyString : 0,
-  BYTES: loaded ? binding.keyBytes : 0,
-  EMPTY: loaded ? binding.keyEmpty : 0,
-  SLOT_COUNT: loaded ? binding.slotCount : 0
-})
+const KEY = loaded ? binding.key : Object.freeze({})
 
-// sendCached()'s results below 0 (src/binding.c, js_send_cached()):
-// NOT_READY, nothing written; -(REJECT_BASE + code), the core rejected the
-// response; -(FAILED_BASE + errno), the write failed. REJECT_BASE and
-// NOT_READY are fixed in src/binding.c; the addon will export them as
-// binding.send.REJECT_BASE and binding.send.NOT_READY.
-const SEND = Object.freeze({
-  NOT_READY: -1,
-  REJECT_BASE: 100,
-  FAILED_BASE: loaded ? binding.sendFailed : 0
-})
+// sendCached()'s results below 0 (src/binding.c states them): NOT_READY,
+// nothing written; -(REJECT_BASE + code), the core rejected the response;
+// -(FAILED_BASE + errno), the write failed.
+const SEND = loaded ? binding.send : Object.freeze({ NOT_READY: -1, REJECT_BASE: 100, FAILED_BASE: 1000 })
 
 // What a sendCached() result means (sendOutcome()).
 const SENT = Object.freeze({

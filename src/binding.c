@@ -41,9 +41,8 @@
  *             fillCached()/sendCached() (napi_cache.h); SLOT_COUNT slots
  *   canSend   boolean: false where sendCached() can never write (no POSIX
  *             sockets, src/send.h)
- *   The same values under their first names, which lib/ reads: slotCount,
- *   keyShift, keyRepeat, keyCheck, keyString, keyBytes, keyEmpty (= key.*)
- *   and sendFailed (= send.FAILED_BASE).
+ *   lib/codes.js is the one place in JS that reads flags, errors, send and
+ *   key.
  *
  * Misuse (wrong argument count or type) throws a TypeError. A response the
  * core rejects is a result, so the caller can fall back to Node's own path
@@ -119,12 +118,6 @@ static const constant_t key_list[] = {
     {"SLOT_COUNT", HB_SLOT_COUNT},
 };
 
-/* The first names of key.* and send.FAILED_BASE, kept for lib/. */
-static const constant_t flat_list[] = {
-    {"slotCount", HB_SLOT_COUNT}, {"keyShift", HB_KEY_FLAGS_SHIFT},    {"keyRepeat", HB_KEY_REPEAT},
-    {"keyCheck", HB_KEY_CHECK},   {"keyString", HB_KEY_STRING},        {"keyBytes", HB_KEY_BYTES},
-    {"keyEmpty", HB_KEY_EMPTY},   {"sendFailed", HB_SEND_FAILED_BASE},
-};
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
 {
@@ -166,12 +159,5 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
       {"key", NULL, NULL, NULL, NULL, key, e, NULL},
   };
   HB_CALL(env, napi_define_properties(env, exports, COUNT(props), props));
-  /* Read-only, as the table's values are. */
-  napi_property_descriptor flat[COUNT(flat_list)];
-  for (size_t i = 0; i < COUNT(flat_list); i++) {
-    flat[i] = (napi_property_descriptor){flat_list[i].name, NULL, NULL, NULL, NULL, NULL, e, NULL};
-    HB_CALL(env, napi_create_int32(env, flat_list[i].value, &flat[i].value));
-  }
-  HB_CALL(env, napi_define_properties(env, exports, COUNT(flat), flat));
   return exports;
 }

@@ -18,13 +18,13 @@ const SUFFIX = '\r\n\r\n'
 function fill (slot, length, body, digits = String(length).length) {
   const dst = Buffer.alloc(PREFIX.length + digits + SUFFIX.length + body.length, 0x2e)
   // -1 stands for the key's repeat bit (the slot's last digits).
-  const key = slot | binding.flags.BODY_LATIN1 << binding.keyShift | (length === -1 ? binding.keyRepeat : 0)
+  const key = slot | binding.flags.BODY_LATIN1 << binding.key.SHIFT | (length === -1 ? binding.key.REPEAT : 0)
   const code = binding.fillCached(dst, key, length, body)
   return { code, text: dst.toString('latin1'), untouched: dst.every((b) => b === 0x2e) }
 }
 
 t.test('the addon', { skip: binding === null && 'the addon is not built' }, async t => {
-  const slot = binding.slotCount - 1
+  const slot = binding.key.SLOT_COUNT - 1
 
   t.test('a length of -1 before any response of the slot is rejected', async t => {
     t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0, 'the block is stored')
@@ -100,10 +100,10 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
 
   t.test('a key with unknown bits or a slot out of range is a TypeError', async t => {
     const dst = Buffer.alloc(64)
-    const { keyString, keyBytes, keyEmpty } = binding
+    const { STRING: keyString, BYTES: keyBytes, EMPTY: keyEmpty } = binding.key
     const twoKinds = [keyString | keyBytes, keyString | keyEmpty, keyBytes | keyEmpty,
       keyString | keyBytes | keyEmpty]
-    for (const key of [binding.slotCount, keyEmpty << 1, -1, 'x', ...twoKinds]) {
+    for (const key of [binding.key.SLOT_COUNT, keyEmpty << 1, -1, 'x', ...twoKinds]) {
       t.throws(() => binding.fillCached(dst, key, 2, 'ab'), TypeError, `key ${String(key)}`)
     }
   })
@@ -113,25 +113,25 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   // what the key says is a TypeError, as any wrong body.
   t.test('a key that names the body\'s kind', async t => {
     t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
-    const base = slot | binding.flags.BODY_LATIN1 << binding.keyShift
+    const base = slot | binding.flags.BODY_LATIN1 << binding.key.SHIFT
     const read = (kind, body) => {
       const dst = Buffer.alloc(PREFIX.length + 1 + SUFFIX.length + 2, 0x2e)
       const code = binding.fillCached(dst, base | kind, 2, body)
       return { code, text: dst.toString('latin1') }
     }
     const want = PREFIX + '2' + SUFFIX + 'ab'
-    t.strictSame(read(binding.keyString, 'ab'), { code: 0, text: want }, 'a string')
-    t.strictSame(read(binding.keyBytes, Buffer.from('ab')), { code: 0, text: want }, 'a Buffer')
-    t.strictSame(read(binding.keyBytes, new Uint8Array([0x61, 0x62])), { code: 0, text: want },
+    t.strictSame(read(binding.key.STRING, 'ab'), { code: 0, text: want }, 'a string')
+    t.strictSame(read(binding.key.BYTES, Buffer.from('ab')), { code: 0, text: want }, 'a Buffer')
+    t.strictSame(read(binding.key.BYTES, new Uint8Array([0x61, 0x62])), { code: 0, text: want },
       'a Uint8Array')
     const wrong = [
-      [binding.keyString, Buffer.from('ab'), 'a Buffer said to be a string'],
-      [binding.keyString, undefined, 'nothing said to be a string'],
-      [binding.keyString, 12, 'a number said to be a string'],
-      [binding.keyBytes, 'ab', 'a string said to be bytes'],
-      [binding.keyBytes, undefined, 'nothing said to be bytes'],
-      [binding.keyBytes, { length: 2 }, 'an object said to be bytes'],
-      [binding.keyBytes, new Uint16Array([0x6261]), 'a Uint16Array said to be bytes']
+      [binding.key.STRING, Buffer.from('ab'), 'a Buffer said to be a string'],
+      [binding.key.STRING, undefined, 'nothing said to be a string'],
+      [binding.key.STRING, 12, 'a number said to be a string'],
+      [binding.key.BYTES, 'ab', 'a string said to be bytes'],
+      [binding.key.BYTES, undefined, 'nothing said to be bytes'],
+      [binding.key.BYTES, { length: 2 }, 'an object said to be bytes'],
+      [binding.key.BYTES, new Uint16Array([0x6261]), 'a Uint16Array said to be bytes']
     ]
     for (const [kind, body, name] of wrong) {
       t.throws(() => read(kind, body), {
@@ -141,7 +141,7 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
     // keyEmpty: no body, whatever the argument (C does not read it).
     const none = (body) => {
       const dst = Buffer.alloc(PREFIX.length + 1 + SUFFIX.length, 0x2e)
-      const code = binding.fillCached(dst, base | binding.keyEmpty, 2, body)
+      const code = binding.fillCached(dst, base | binding.key.EMPTY, 2, body)
       return { code, text: dst.toString('latin1') }
     }
     const bare = { code: 0, text: PREFIX + '2' + SUFFIX }
@@ -153,7 +153,7 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   t.test('a chunked block: no length read, the body framed as one chunk', async t => {
     const head = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'
     t.equal(binding.cacheSet(slot, null, head, 1), 0, 'the block is stored without a hole')
-    const key = slot | (binding.flags.BODY_LATIN1 | binding.flags.CHUNKED) << binding.keyShift
+    const key = slot | (binding.flags.BODY_LATIN1 | binding.flags.CHUNKED) << binding.key.SHIFT
     const want = head + '11\r\n0123456789abcdefg\r\n0\r\n\r\n'
     const dst = Buffer.alloc(want.length)
     t.equal(binding.fillCached(dst, key, { valueOf () { throw new Error('read') } }, '0123456789abcdefg'), 0)
@@ -161,7 +161,7 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
     const empty = Buffer.alloc(head.length + 5)
     t.equal(binding.fillCached(empty, key, 0, ''), 0)
     t.equal(empty.toString('latin1'), head + '0\r\n\r\n', 'an empty body is the last chunk alone')
-    const raw = slot | binding.flags.BODY_LATIN1 << binding.keyShift
+    const raw = slot | binding.flags.BODY_LATIN1 << binding.key.SHIFT
     t.not(binding.fillCached(Buffer.alloc(want.length), raw, 0, '0123456789abcdefg'), 0,
       'without CHUNKED the framing the caller sized disagrees: rejected')
     t.equal(binding.cacheSet(slot, null, 'HTTP/1.1 200 OK\r\nX: a\r\nY: b\r\n\r\n', 1), binding.errors.EINVAL_HEAD,
