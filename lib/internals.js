@@ -178,7 +178,7 @@ function resolve () {
   })
   const protocolName = probed.protocol
   debug('end() protocol: %s, chunked write(): %s (probed in %s)', protocolName, probed.write,
-    probed.isolated ? 'a child process' : 'this process')
+    probed.cached ? 'a child process, answer stored' : probed.isolated ? 'a child process' : 'this process')
   if (protocolName === null) return null
   const known = new Set(KNOWN_SYMBOLS)
   if (protocolName === 'node24') for (const name of NODE24_SYMBOLS) known.add(name)
