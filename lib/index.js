@@ -28,10 +28,9 @@ function bindingState () {
 // Why the native path is not running, as a code (Stats#inactiveReason)
 // and in words (NODE_DEBUG=http-oneshot, the install() warning,
 // HTTP_ONESHOT_REPORT); null once installed.
-let inactive = {
-  reason: 'not-installed',
-  message: 'install() has not run (the preload waits for the application to load http)'
-}
+let inactive = disabledByEnv()
+  ? { reason: 'disabled', message: `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}` }
+  : { reason: 'not-installed', message: 'install() has not run (the preload waits for the application to load http)' }
 // Whether install() was asked for and not undone since: a probe answer
 // that arrives later installs only then.
 let wanted = false

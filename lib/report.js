@@ -4,15 +4,17 @@
 // stderr when it exits. Armed by the preload (lib/preload.js) or install()
 // only under that variable; without it this file is never loaded.
 //
-// When: on 'exit', and on SIGINT or SIGTERM where the application has no
-// listener of its own for that signal. Node's default there is to die by
-// the signal, so the report is printed, the report's listener removed
-// (which restores the default disposition), and the signal raised again:
-// the process ends as it would have. Where the application listens itself,
-// the report's listener does nothing and the application decides; if it
-// exits, 'exit' prints the report. (A listener of the report's own is the
-// one trace left: process.listenerCount('SIGINT') is one more than the
-// application added.)
+// When: on 'exit', and on SIGINT or SIGTERM while nothing else listens for
+// that signal. Node's default there is to die by the signal, so the report
+// is printed, the report's listener removed (which restores the default
+// disposition), and the signal raised again: the process ends as it would
+// have. The report's listener is there only while it is the only one: it
+// steps aside when another is added and comes back when the last other one
+// is removed, so that with listeners of the application's (or of
+// signal-exit, which re-raises only when it is alone) the signal does
+// exactly what it does without the report; if the application then exits,
+// 'exit' prints the report. The one trace left: process.listenerCount()
+// of SIGINT and SIGTERM is 1, not 0, in a process that listens to neither.
 
 const dc = require('node:diagnostics_channel')
 
@@ -129,11 +131,30 @@ function print () {
 }
 
 function onSignal (signal) {
-  // The application listens too: it decides what the signal does.
+  // Another listener decides what the signal does (see above).
   if (process.listenerCount(signal) > 1) return
   print()
+  process.removeListener('newListener', onNewListener)
+  process.removeListener('removeListener', onRemoveListener)
   for (const sig of SIGNALS) process.removeListener(sig, onSignal)
   process.kill(process.pid, signal)
+}
+
+// Steps aside once the other listener is in place: removed before it, the
+// report's listener would leave none for a moment, and Node would stop
+// watching the signal (its own newListener handler runs before this one,
+// and saw one listener already).
+function onNewListener (event, listener) {
+  if (listener === onSignal || !SIGNALS.includes(event)) return
+  process.nextTick(() => {
+    if (process.listenerCount(event) > 1) process.removeListener(event, onSignal)
+  })
+}
+
+function onRemoveListener (event, listener) {
+  if (listener !== onSignal && SIGNALS.includes(event) && process.listenerCount(event) === 0) {
+    process.on(event, onSignal)
+  }
 }
 
 /** Prints the report when the process exits. Idempotent. */
@@ -142,7 +163,11 @@ function arm () {
   armed = true
   dc.subscribe(REQUEST_START, onRequestStart)
   process.on('exit', print)
-  for (const sig of SIGNALS) process.on(sig, onSignal)
+  for (const sig of SIGNALS) {
+    if (process.listenerCount(sig) === 0) process.on(sig, onSignal)
+  }
+  process.on('newListener', onNewListener)
+  process.on('removeListener', onRemoveListener)
 }
 
 module.exports = { arm, format, ADVICE, INACTIVE_ADVICE }
