@@ -2,7 +2,7 @@
 
 // What the preload costs a process at start-up:
 //   node benchmark/startup.js [nodes=20,22.23.5,24.22.3,26.12.1] [runs=11]
-//     [cache=warm,cold] [json=<file>]
+//     [cache=warm,cold] [root=<checkout>] [json=<file>]
 // Each cell is a whole process, `node [preload] -e <script>`, where the
 // script either loads nothing or runs require('http'), then prints the
 // process's CPU time (process.cpuUsage(): user+sys of every thread so far)
@@ -16,6 +16,9 @@
 // starts the probe in a child process it does not wait for; that child's
 // CPU time is not the measured process's and is printed apart
 // (probe child).
+// root: the package checkout whose register.js and register.mjs are
+// measured (default: this one), to compare another version with the same
+// script.
 // `node` names are resolved as /work/nodes/<v>/package/bin/node, or `20`
 // for the node running this script, or taken as a path.
 
@@ -26,10 +29,7 @@ const path = require('node:path')
 const { parseArgs, runMain } = require('./lib/args.js')
 const { median } = require('./lib/stats.js')
 
-const ROOT = path.join(__dirname, '..')
-const REGISTER_CJS = path.join(ROOT, 'register.js')
-const REGISTER_ESM = path.join(ROOT, 'register.mjs')
-const PROBE = path.join(ROOT, 'lib', 'protocol', 'probe.js')
+let ROOT = path.join(__dirname, '..')
 
 // CPU time of this process (every thread) plus that of the child processes
 // it waited for (a probe child run with spawnSync), from /proc/self/stat's
@@ -47,11 +47,11 @@ const SCRIPTS = {
 // An empty module, so that what `--import` costs Node itself (a module
 // loader, on Node 20 a hooks thread too) stands apart from the preload's.
 const EMPTY_ESM = path.join(__dirname, 'lib', 'empty.mjs')
-const PRELOADS = {
-  plain: [],
-  '--import empty': ['--import', EMPTY_ESM],
-  '-r': ['-r', REGISTER_CJS],
-  '--import': ['--import', REGISTER_ESM]
+function preloadArgs (name) {
+  if (name === 'plain') return []
+  if (name === '--import empty') return ['--import', EMPTY_ESM]
+  if (name === '-r') return ['-r', path.join(ROOT, 'register.js')]
+  return ['--import', path.join(ROOT, 'register.mjs')]
 }
 
 function resolveNode (name) {
@@ -83,7 +83,7 @@ function runOnce (node, args, env) {
 
 // CPU time of the probe child alone: the same script the preload starts.
 function probeChildCpu (node, runs) {
-  const script = 'const p = require(' + JSON.stringify(PROBE) + '); p.probeProtocol(); p.responseShape(); ' +
+  const script = 'const p = require(' + JSON.stringify(path.join(ROOT, 'lib', 'protocol', 'probe.js')) + '); p.probeProtocol(); p.responseShape(); ' +
     'p.probeWrite(); ' + REPORT
   const xs = []
   for (let i = 0; i < runs; i++) xs.push(runOnce(node, ['-e', script], cleanEnv({ HTTP_ONESHOT: '0' })).cpu)
@@ -112,7 +112,7 @@ function measureNode (name, node, runs, caches, tmp) {
   for (let round = 0; round < runs; round++) {
     list.forEach((cell, i) => {
       const dir = cell.cache === 'cold' ? fs.mkdtempSync(path.join(tmp, 'cold-')) : warmDir
-      const args = [...PRELOADS[cell.preload], '-e', SCRIPTS[cell.script]]
+      const args = [...preloadArgs(cell.preload), '-e', SCRIPTS[cell.script]]
       const r = runOnce(node, args, cleanEnv({ HTTP_ONESHOT_CACHE_DIR: dir }))
       results[i].cpu.push(r.cpu)
       results[i].wall.push(r.wall)
@@ -146,8 +146,9 @@ function table (rows, probeCpu) {
 
 async function main () {
   const opts = parseArgs(process.argv.slice(2), {
-    nodes: '20,22.23.5,24.22.3,26.12.1', runs: 11, cache: 'warm,cold', json: ''
+    nodes: '20,22.23.5,24.22.3,26.12.1', runs: 11, cache: 'warm,cold', root: '', json: ''
   })
+  if (opts.root) ROOT = path.resolve(opts.root)
   const caches = opts.cache.split(',').filter(Boolean)
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-startup-'))
   try {

@@ -82,7 +82,9 @@ t.test('the key names the binary, its build and the probe', async t => {
   t.equal(key.ino, st.ino)
   t.equal(key.config, cache.hash(JSON.stringify(process.config)))
   t.equal(key.versions, cache.hash(JSON.stringify(process.versions)))
-  t.equal(key.probe, cache.hash(fs.readFileSync(path.join(ROOT, 'lib', 'protocol', 'probe.js'), 'utf8')))
+  const probe = fs.statSync(path.join(ROOT, 'lib', 'protocol', 'probe.js'))
+  t.equal(key.probe, [probe.size, probe.mtimeMs, probe.ctimeMs, probe.ino, probe.dev].join(':'),
+    'probe.js as a file: a write to it changes its ctime')
   t.not(cache.binaryKey('/no/such/node'), cache.binaryKey(), 'another binary, another key')
 })
 

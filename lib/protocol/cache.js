@@ -7,7 +7,7 @@
 // everything the answer depends on: the binary (process.execPath, its
 // size, mtime, inode and device), what it was built as (process.version,
 // platform, arch, a hash of process.config and of process.versions) and
-// the probe itself (a hash of probe.js's source). An entry is used only
+// the probe itself (probe.js's size, mtime, ctime and inode). An entry is used only
 // when the key it carries equals the key computed by the process reading
 // it, so that another binary, a rebuilt one, or a changed probe never
 // reuses an answer; anything unreadable or malformed counts as no entry.
@@ -41,10 +41,13 @@ function hash (text) {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0')
 }
 
-let probeSource = null
-function probeHash () {
-  if (probeSource === null) probeSource = fs.readFileSync(path.join(__dirname, 'probe.js'), 'utf8')
-  return hash(probeSource)
+// probe.js as a file: any write to it (an edit, a new install of the
+// package) changes its ctime, which no tool sets back, and usually its
+// inode; reading and hashing its source instead would cost every process
+// a few milliseconds at start-up (benchmark/startup.js).
+function probeFile () {
+  const st = fs.statSync(path.join(__dirname, 'probe.js'))
+  return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.dev].join(':')
 }
 
 /**
@@ -71,7 +74,7 @@ function binaryKey (execPath = process.execPath) {
     arch: process.arch,
     config: hash(JSON.stringify(process.config)),
     versions: hash(JSON.stringify(process.versions)),
-    probe: probeHash()
+    probe: probeFile()
   })
 }
 
