@@ -32,7 +32,6 @@ const dc = require('node:diagnostics_channel')
 const fs = require('node:fs')
 const Module = require('node:module')
 const path = require('node:path')
-const { pathToFileURL } = require('node:url')
 
 const { disabledByEnv, reportWanted } = require('./env.js')
 
@@ -118,8 +117,8 @@ function hook () {
   Module._load = load
   dc.subscribe(START, onRequestStart)
   // module.registerHooks chains with loaders registered by module.register
-  // (tsx, an APM agent's, tap's) on 22.23, 24.22 and 26.12
-  // (test/register.test.js runs under tap's).
+  // (tsx, an APM agent's, tap's), registered before or after it
+  // (test/startup-cache.test.js, "an asynchronous loader").
   if (typeof Module.registerHooks === 'function') {
     hooks = Module.registerHooks({
       resolve (specifier, context, nextResolve) {
@@ -128,6 +127,7 @@ function hook () {
       }
     })
   } else if (typeof Module.register === 'function' && isESMEntry(process.argv[1])) {
+    const { pathToFileURL } = require('node:url')
     Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')))
   }
 }

@@ -251,3 +251,44 @@ t.test('no thread beyond what Node starts for the preload flag itself', async t 
   t.equal(Number(node(['--import', REGISTER_ESM, '-e', withHttp], { HTTP_ONESHOT_CACHE_DIR: emptyCache() }).stdout.trim()),
     Number(node(['--import', EMPTY_ESM, '-e', withHttp], {}).stdout.trim()), 'and when http is loaded')
 })
+
+// A loader registered with module.register (asynchronous hooks, in Node's
+// hooks thread, as tsx or an APM agent registers) that serves a module of
+// its own, before or after the preload's in-thread module.registerHooks.
+t.test('an asynchronous loader and the preload\'s hooks chain', async t => {
+  const Module = require('node:module')
+  if (typeof Module.registerHooks !== 'function') {
+    t.equal(typeof Module.registerHooks, 'undefined', 'no in-thread hooks on this line: nothing to chain')
+    return
+  }
+  const loader = path.join(dir, 'loader.mjs')
+  fs.writeFileSync(loader, `
+export async function resolve (specifier, context, next) {
+  if (specifier === 'virtual:answer') return { url: 'virtual:answer', shortCircuit: true }
+  return next(specifier, context)
+}
+export async function load (url, context, next) {
+  if (url === 'virtual:answer') return { format: 'module', source: 'export default 42', shortCircuit: true }
+  return next(url, context)
+}
+`)
+  const registerLoader = path.join(dir, 'register-loader.mjs')
+  fs.writeFileSync(registerLoader, `import { register } from 'node:module'
+register(${JSON.stringify(require('node:url').pathToFileURL(loader).href)})
+`)
+  const app = path.join(dir, 'chain-app.mjs')
+  fs.writeFileSync(app, `import http from 'node:http'
+import answer from 'virtual:answer'
+import oneshot from ${JSON.stringify(require('node:url').pathToFileURL(LIB).href)}
+console.log(JSON.stringify({ answer, own: Object.hasOwn(http.ServerResponse.prototype, 'end'), active: oneshot.isActive() }))
+`)
+  const cacheDir = emptyCache()
+  node(['-e', `require(${JSON.stringify(LIB)}).install()`], { HTTP_ONESHOT_CACHE_DIR: cacheDir })
+  for (const order of [[registerLoader, REGISTER_ESM], [REGISTER_ESM, registerLoader]]) {
+    const res = node(['--no-deprecation', '--import', order[0], '--import', order[1], app], { HTTP_ONESHOT_CACHE_DIR: cacheDir })
+    const out = lastJSON(res.stdout)
+    t.equal(out.answer, 42, 'the loader\'s module loads')
+    t.equal(out.own, shimActive, 'installed at the import of http')
+    t.equal(out.active, shimActive)
+  }
+})
