@@ -72,13 +72,23 @@ function bindingProblem () {
 // path; they are counted as they start (http publishes
 // http.server.request.start before the 'request' event).
 const REQUEST_START = 'http.server.request.start'
+let counting = false
 function countPending () {
   pending++
+}
+
+function countWhilePending (on) {
+  if (on === counting) return
+  counting = on
+  const dc = require('node:diagnostics_channel')
+  if (on) dc.subscribe(REQUEST_START, countPending)
+  else dc.unsubscribe(REQUEST_START, countPending)
 }
 
 // Loads the shim (which reads the probe's answer: stored, or probed now in
 // a child that is waited for) and installs it where it can run.
 function installShim (explicit) {
+  countWhilePending(false)
   const http = require('node:http')
   const s = loadShim()
   if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
@@ -104,7 +114,7 @@ function installShim (explicit) {
 // at its next call, which decides from the response's state as it does for
 // any response that began before install() (test/startup-cache.test.js).
 function onProbeAnswer () {
-  require('node:diagnostics_channel').unsubscribe(REQUEST_START, countPending)
+  countWhilePending(false)
   if (!wanted || isInstalled()) return
   installShim(false)
 }
@@ -125,7 +135,7 @@ function activate (explicit) {
     if (inactive !== null && inactive.reason === 'probe-pending') return
     const probe = require('./protocol/probe.js')
     if (probe.knownAnswer() === undefined && probe.probeInBackground(onProbeAnswer)) {
-      require('node:diagnostics_channel').subscribe(REQUEST_START, countPending)
+      countWhilePending(true)
       setInactive('probe-pending', 'the behaviour probe of this Node binary has not answered yet; ' +
         'its answer is stored for the next process')
       return
@@ -187,6 +197,7 @@ function inactiveState () {
  */
 function uninstall () {
   wanted = false
+  countWhilePending(false)
   if (shim !== null && shim.isInstalled()) shim.uninstall()
   if (inactive === null || inactive.reason === 'probe-pending') setInactive('not-installed', 'uninstall() ran')
 }
