@@ -10,10 +10,10 @@
 // How the load is seen, as APM agents see it:
 //   require()        a wrapper of Module._load (as require-in-the-middle
 //                    does)
-//   import           module.registerHooks (22.15+, 23.5+, 24, 26), a
-//                    resolve hook in the application's own thread. Where
-//                    it is missing (Node 20, 22.0-22.14), and only for an
-//                    ESM entry point, module.register, whose resolve hook,
+//   import           module.registerHooks (Node 24 and later), a resolve
+//                    hook in the application's own thread. Before 24
+//                    (see hook()), and only for an ESM entry point,
+//                    module.register, whose resolve hook,
 //                    in Node's hooks thread, sends http imports to a
 //                    wrapper module that requires the builtin, which the
 //                    Module._load wrapper sees (lib/esm-hooks.mjs).
@@ -41,6 +41,7 @@ const TRIGGERS = new Set([
   'http', 'node:http', 'https', 'node:https', '_http_server', 'node:_http_server'
 ])
 const START = 'http.server.request.start'
+const MAJOR = Number(process.versions.node.split('.')[0])
 
 let hooked = false
 let done = false
@@ -116,10 +117,14 @@ function hook () {
   originalLoad = Module._load
   Module._load = load
   dc.subscribe(START, onRequestStart)
-  // module.registerHooks chains with loaders registered by module.register
-  // (tsx, an APM agent's, tap's), registered before or after it
-  // (test/startup-cache.test.js, "an asynchronous loader").
-  if (typeof Module.registerHooks === 'function') {
+  // module.registerHooks from Node 24 on, where it chains with loaders
+  // registered by module.register (tsx, an APM agent's, tap's), before or
+  // after it (test/startup-cache.test.js, "an asynchronous loader"). On
+  // Node 22 a synchronous resolve hook that passes an import on to such a
+  // loader throws ERR_METHOD_NOT_IMPLEMENTED ("The resolveSync() method is
+  // not implemented"), so there, as on Node 20, module.register serves an
+  // ESM entry point.
+  if (typeof Module.registerHooks === 'function' && MAJOR >= 24) {
     hooks = Module.registerHooks({
       resolve (specifier, context, nextResolve) {
         if (!done && TRIGGERS.has(specifier)) fire()
