@@ -66,9 +66,12 @@ export interface InstallOptions {
 /**
  * Patches http.ServerResponse.prototype.end (and writeHead). Idempotent; does
  * nothing when HTTP_ONESHOT=0 or off. Sets only the options given: a later
- * call without them keeps what an earlier call set. Emits one warning with
- * code 'HTTP_ONESHOT_INACTIVE' when the native path can never run (see
- * isActive()). Returns uninstall().
+ * call without them keeps what an earlier call set. Where the native path
+ * cannot run, leaves Node untouched (isInstalled() false) and emits, once
+ * per process, a warning with code 'HTTP_ONESHOT_INACTIVE' ("http-oneshot
+ * is not installed: <why>"); the preload (http-oneshot/register) never
+ * warns. Where the behaviour probe's answer for this Node binary is not
+ * stored yet, waits for the probe (once per binary). Returns uninstall().
  */
 export function install (options?: InstallOptions): () => void
 
@@ -153,6 +156,29 @@ export const FALLBACK: {
 /** One of the values of FALLBACK. */
 export type FallbackReason = typeof FALLBACK[keyof typeof FALLBACK]
 
+/**
+ * Why the native path is not running (Stats#inactiveReason):
+ * - 'not-installed': install() has not run (the preload waits for the
+ *   application to load http), or uninstall() ran;
+ * - 'disabled': HTTP_ONESHOT=0 (or off, false, no);
+ * - 'addon-disabled': HTTP_ONESHOT_NATIVE=0;
+ * - 'addon-not-loaded': the native addon did not load;
+ * - 'unsupported-node': a Node release whose http internals the shim does
+ *   not reproduce;
+ * - 'end-replaced': another module defined ServerResponse#end first;
+ * - 'probe-pending': the preload started the behaviour probe of this Node
+ *   binary and has no answer yet; responses take Node's own path until it
+ *   answers (counted under reasons['probe-pending']).
+ */
+export type InactiveReason =
+  | 'not-installed'
+  | 'disabled'
+  | 'addon-disabled'
+  | 'addon-not-loaded'
+  | 'unsupported-node'
+  | 'end-replaced'
+  | 'probe-pending'
+
 export interface Stats {
   /** Responses sent by the native path. */
   native: number
@@ -162,14 +188,19 @@ export interface Stats {
   direct: number
   /** Native responses the kernel took in part; the rest went through socket.write(). */
   partial: number
-  /** Fallbacks per reason. */
-  reasons: Partial<Record<FallbackReason, number>>
+  /**
+   * Fallbacks per reason; 'probe-pending' counts the responses that started
+   * before the probe's answer (see InactiveReason).
+   */
+  reasons: Partial<Record<FallbackReason | 'probe-pending', number>>
   /**
    * Chunks of chunked responses where the shim wraps write() (Node 20, 22)
    * or uncork() (24.22+, 26.10+): sent with fewer socket writes (native) or
    * by Node's own method (fallback).
    */
   writes: { native: number, fallback: number }
+  /** Why the native path is not running; null when installed. */
+  inactiveReason: InactiveReason | null
 }
 
 /** Counters since load or the last resetStats(). */

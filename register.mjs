@@ -1,5 +1,5 @@
-// `node --import http-oneshot/register app.mjs`: as register.js, and ESM
-// imports of http are watched on every Node line (lib/preload.js).
+// `node --import http-oneshot/register app.mjs`: as register.js; ESM
+// imports of http are watched as lib/preload.js says.
 import preload from './lib/preload.js'
 
-preload.hook({ esm: true })
+preload.hook()

@@ -7,7 +7,7 @@
 // application to load http first, and the kill switch loads nothing.
 
 const util = require('node:util')
-const { disabledByEnv } = require('./env.js')
+const { disabledByEnv, reportWanted } = require('./env.js')
 
 const debug = util.debuglog('http-oneshot')
 
@@ -25,22 +25,123 @@ function bindingState () {
   return { binding, loadError: (record && record.loadError) || null }
 }
 
+// Why the native path is not running, as a code (Stats#inactiveReason)
+// and in words (NODE_DEBUG=http-oneshot, the install() warning,
+// HTTP_ONESHOT_REPORT); null once installed.
+let inactive = disabledByEnv()
+  ? { reason: 'disabled', message: `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}` }
+  : { reason: 'not-installed', message: 'install() has not run (the preload waits for the application to load http)' }
+// Whether install() was asked for and not undone since: a probe answer
+// that arrives later installs only then.
+let wanted = false
 let warned = false
+// Responses that started while the probe's answer was awaited: Node's own
+// path took them.
+let pending = 0
 
-// Why the native path can never run in this process, or null. Called with
-// the shim loaded.
-function inactiveReason () {
+function setInactive (reason, message) {
+  inactive = { reason, message }
+  debug('inactive (%s): %s', reason, message)
+}
+
+// Emitted by an explicit install() only, once per process. The preload says
+// nothing where it stays off: NODE_DEBUG, stats() and the report say why.
+function warnOnce (explicit) {
+  if (!explicit || warned) return
+  warned = true
+  process.emitWarning(`http-oneshot is not installed: ${inactive.message}. ` +
+    'Every response takes Node\'s own path.', { code: 'HTTP_ONESHOT_INACTIVE' })
+}
+
+// Why the addon cannot serve, or null. Loads lib/binding.js only.
+function bindingProblem () {
   const { binding, loadError } = bindingState()
-  if (binding === null) {
-    if (process.env.HTTP_ONESHOT_NATIVE === '0') return 'the addon is disabled by HTTP_ONESHOT_NATIVE=0'
-    const message = loadError ? String(loadError.message).split('\n')[0].trim() : 'unknown error'
-    return `the native addon did not load (${message}); ` +
+  if (binding !== null) return null
+  if (process.env.HTTP_ONESHOT_NATIVE === '0') {
+    return { reason: 'addon-disabled', message: 'the addon is disabled by HTTP_ONESHOT_NATIVE=0' }
+  }
+  const message = loadError ? String(loadError.message).split('\n')[0].trim() : 'unknown error'
+  return {
+    reason: 'addon-not-loaded',
+    message: `the native addon did not load (${message}); ` +
       'run "npm rebuild http-oneshot --foreground-scripts" to see why it was not built'
   }
-  if (require('./internals.js') === null) {
-    return `Node ${process.version} is not a line whose http internals http-oneshot reproduces`
+}
+
+// Responses that start while the probe's answer is awaited take Node's own
+// path; they are counted as they start (http publishes
+// http.server.request.start before the 'request' event).
+const REQUEST_START = 'http.server.request.start'
+let counting = false
+function countPending () {
+  pending++
+}
+
+function countWhilePending (on) {
+  if (on === counting) return
+  counting = on
+  const dc = require('node:diagnostics_channel')
+  if (on) dc.subscribe(REQUEST_START, countPending)
+  else dc.unsubscribe(REQUEST_START, countPending)
+}
+
+// Loads the shim (which reads the probe's answer: stored, or probed now in
+// a child that is waited for) and installs it where it can run.
+function installShim (explicit) {
+  countWhilePending(false)
+  const http = require('node:http')
+  const s = loadShim()
+  if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
+    // Another agent already defined ServerResponse#end: stay out of its way.
+    setInactive('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module')
+    warnOnce(explicit)
+    return
   }
-  return null
+  if (require('./internals.js') === null) {
+    setInactive('unsupported-node',
+      `Node ${process.version} is not a line whose http internals http-oneshot reproduces`)
+    warnOnce(explicit)
+    return
+  }
+  s.install()
+  inactive = null
+  debug('installed')
+}
+
+// The probe child answered, or gave none (the shim then probes in this
+// process): install if still wanted. Runs as its own task, between two
+// responses' code; a response that started on Node's path meets the shim
+// at its next call, which decides from the response's state as it does for
+// any response that began before install() (test/startup-cache.test.js).
+function onProbeAnswer () {
+  countWhilePending(false)
+  if (!wanted || isInstalled()) return
+  installShim(false)
+}
+
+// install() for application code (explicit: may warn, and waits for the
+// probe where no answer is stored) and for the preload (never warns, never
+// waits: until the probe answers, responses take Node's own path).
+function activate (explicit) {
+  wanted = true
+  if (isInstalled()) return
+  const problem = bindingProblem()
+  if (problem !== null) {
+    setInactive(problem.reason, problem.message)
+    if (problem.reason !== 'addon-disabled') warnOnce(explicit)
+    return
+  }
+  if (!explicit && shim === null) {
+    if (inactive !== null && inactive.reason === 'probe-pending') return
+    const probe = require('./protocol/probe.js')
+    if (probe.knownAnswer() === undefined && probe.probeInBackground(onProbeAnswer)) {
+      countWhilePending(true)
+      setInactive('probe-pending', 'the behaviour probe of this Node binary has not answered yet; ' +
+        'its answer is stored for the next process')
+      return
+    }
+  }
+  installShim(explicit)
 }
 
 /**
@@ -61,31 +162,33 @@ function install (options = {}) {
     err.code = 'ERR_OUT_OF_RANGE'
     throw err
   }
+  if (reportWanted()) require('./report.js').arm()
   if (disabledByEnv()) {
-    debug('not installed: HTTP_ONESHOT=%s', process.env.HTTP_ONESHOT)
+    setInactive('disabled', `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}`)
     return uninstall
   }
-  const s = loadShim()
-  if (max !== undefined) s.options.maxBodySize = max
-  const http = require('node:http')
-  if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
-    // Another agent already defined ServerResponse#end: stay out of its way.
-    debug('not installed: http.ServerResponse.prototype.end was already replaced')
-    process.emitWarning('http-oneshot was not installed: http.ServerResponse.prototype.end ' +
-      'was already replaced by another module', { code: 'HM_NOT_INSTALLED' })
-    return uninstall
-  }
-  s.install()
-  if (!warned) {
-    const why = inactiveReason()
-    if (why !== null && process.env.HTTP_ONESHOT_NATIVE !== '0') {
-      warned = true
-      debug('inactive: %s', why)
-      process.emitWarning(`http-oneshot is installed but inactive: ${why}. ` +
-        'Every response takes Node\'s own path.', { code: 'HTTP_ONESHOT_INACTIVE' })
-    }
-  }
+  if (max !== undefined) loadShim().options.maxBodySize = max
+  activate(true)
   return uninstall
+}
+
+// The preload's install() (lib/preload.js): as install() without options,
+// but silent, and without waiting for the probe.
+function installFromPreload () {
+  if (disabledByEnv()) {
+    setInactive('disabled', `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}`)
+    return
+  }
+  activate(false)
+}
+
+/**
+ * Why the native path is not running, as stats().inactiveReason, with the
+ * sentence NODE_DEBUG prints; null when installed.
+ * @returns {{ reason: string, message: string } | null}
+ */
+function inactiveState () {
+  return inactive === null ? null : { reason: inactive.reason, message: inactive.message }
 }
 
 /**
@@ -93,7 +196,10 @@ function install (options = {}) {
  * put on ServerResponse#end or #writeHead since stays in place. Idempotent.
  */
 function uninstall () {
-  if (shim !== null) shim.uninstall()
+  wanted = false
+  countWhilePending(false)
+  if (shim !== null && shim.isInstalled()) shim.uninstall()
+  if (inactive === null || inactive.reason === 'probe-pending') setInactive('not-installed', 'uninstall() ran')
 }
 
 /**
@@ -110,7 +216,7 @@ function isInstalled () {
  * @returns {boolean}
  */
 function isActive () {
-  return isInstalled() && inactiveReason() === null
+  return isInstalled() && bindingState().binding !== null && require('./internals.js') !== null
 }
 
 /**
@@ -119,24 +225,29 @@ function isActive () {
  *   reasons: Record<string, number>, writes: { native: number, fallback: number } }}
  */
 function stats () {
+  const inactiveReason = inactive === null ? null : inactive.reason
+  const reasons = shim === null ? {} : Object.assign({}, shim.stats.reasons)
+  if (pending !== 0) reasons['probe-pending'] = pending
   if (shim === null) {
-    return { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 } }
+    return { native: 0, fallback: pending, direct: 0, partial: 0, reasons, writes: { native: 0, fallback: 0 }, inactiveReason }
   }
   return {
     native: shim.stats.native,
-    fallback: shim.stats.fallback,
+    fallback: shim.stats.fallback + pending,
     // Native responses written to the socket's descriptor by C: whole
     // (direct), or in part with the rest through socket.write() (partial).
     direct: shim.directStats.direct,
     partial: shim.directStats.partial,
-    reasons: Object.assign({}, shim.stats.reasons),
+    reasons,
     // write() calls of chunked responses sent in fewer socket writes
     // (native), and those Node's own write() handled (fallback).
-    writes: { native: shim.stats.writes.native, fallback: shim.stats.writes.fallback }
+    writes: { native: shim.stats.writes.native, fallback: shim.stats.writes.fallback },
+    inactiveReason
   }
 }
 
 function resetStats () {
+  pending = 0
   if (shim === null) return
   shim.stats.native = 0
   shim.stats.fallback = 0
@@ -170,5 +281,8 @@ Object.defineProperties(module.exports, {
   buildHttpMessage: { enumerable: true, get: () => require('./build.js').buildHttpMessage },
   isNative: { enumerable: true, get: () => bindingState().binding !== null },
   loadError: { enumerable: true, get: () => bindingState().loadError },
-  FALLBACK: { enumerable: true, get: () => loadShim().FALLBACK }
+  FALLBACK: { enumerable: true, get: () => loadShim().FALLBACK },
+  // For lib/preload.js and lib/report.js; not part of the API.
+  installFromPreload: { enumerable: false, value: installFromPreload },
+  inactiveState: { enumerable: false, value: inactiveState }
 })

@@ -262,7 +262,7 @@ function resolve () {
   })
   const protocolName = probed.protocol
   debug('end() protocol: %s, chunked write(): %s (probed in %s)', protocolName, probed.write,
-    probed.isolated ? 'a child process' : 'this process')
+    probed.cached ? 'a child process, answer stored' : probed.isolated ? 'a child process' : 'this process')
   if (protocolName === null) return null
   const shape = probed.shape
   if (!shapeKnown(shape, protocolName)) return null

@@ -10,14 +10,17 @@
 // How the load is seen, as APM agents see it:
 //   require()        a wrapper of Module._load (as require-in-the-middle
 //                    does)
-//   import           module.registerHooks where module.register is
-//                    deprecated (26), else module.register (20.6 and
-//                    later), whose resolve hook, in Node's hooks
-//                    thread, sends http imports to a wrapper module that
-//                    requires the builtin, which the Module._load wrapper
-//                    sees (lib/esm-hooks.mjs). Starting that thread costs
-//                    tens of milliseconds, so the CommonJS preload uses it
-//                    only for an ESM entry point.
+//   import           module.registerHooks (Node 24 and later), a resolve
+//                    hook in the application's own thread. Before 24
+//                    (see hook()), and only for an ESM entry point,
+//                    module.register, whose resolve hook,
+//                    in Node's hooks thread, sends http imports to a
+//                    wrapper module that requires the builtin, which the
+//                    Module._load wrapper sees (lib/esm-hooks.mjs).
+//                    Starting that thread costs tens of milliseconds of
+//                    CPU (benchmark/startup.js), so a CommonJS entry or
+//                    `-e` does without it, whichever preload flag loaded
+//                    this file.
 //   anything else    the first request a server receives
 //                    (diagnostics_channel http.server.request.start, which
 //                    http publishes before the 'request' event), so that no
@@ -29,9 +32,8 @@ const dc = require('node:diagnostics_channel')
 const fs = require('node:fs')
 const Module = require('node:module')
 const path = require('node:path')
-const { pathToFileURL } = require('node:url')
 
-const { disabledByEnv } = require('./env.js')
+const { disabledByEnv, reportWanted } = require('./env.js')
 
 // The specifiers whose loading loads _http_server, which defines
 // ServerResponse.
@@ -39,18 +41,12 @@ const TRIGGERS = new Set([
   'http', 'node:http', 'https', 'node:https', '_http_server', 'node:_http_server'
 ])
 const START = 'http.server.request.start'
+const MAJOR = Number(process.versions.node.split('.')[0])
 
 let hooked = false
 let done = false
 let originalLoad = null
 let hooks = null
-
-// Whether module.register() would print DEP0205 (its first statement
-// emits the deprecation on the lines that deprecate it).
-function registerDeprecated () {
-  if (typeof Module.register !== 'function') return true
-  return /Deprecation|DEP0205/.test(Function.prototype.toString.call(Module.register).slice(0, 200))
-}
 
 function httpLoaded () {
   const list = process.moduleLoadList
@@ -62,7 +58,7 @@ function fire () {
   if (done) return
   done = true
   unhook()
-  require('./index.js').install()
+  require('./index.js').installFromPreload()
 }
 
 function onRequestStart () {
@@ -106,13 +102,14 @@ function isESMEntry (file) {
 /**
  * Watches for the application's first load of http and installs then.
  * Does nothing under HTTP_ONESHOT=0, and installs at once when http is
- * already loaded. Idempotent.
- * @param {{ esm?: boolean }} [options] esm: the preload was --import, so
- *   ESM imports are watched even where that needs Node's hooks thread
+ * already loaded. Idempotent. Under HTTP_ONESHOT_REPORT, arms the report
+ * printed at exit (lib/report.js).
  */
-function hook (options = {}) {
-  if (hooked || disabledByEnv()) return
+function hook () {
+  if (hooked) return
   hooked = true
+  if (reportWanted()) require('./report.js').arm()
+  if (disabledByEnv()) return
   if (httpLoaded()) {
     fire()
     return
@@ -120,21 +117,22 @@ function hook (options = {}) {
   originalLoad = Module._load
   Module._load = load
   dc.subscribe(START, onRequestStart)
-  // module.register where calling it does not print a deprecation (up to
-  // Node 24): there module.registerHooks is not safe, since on Node 22 a
-  // synchronous resolve hook that passes an import on to an asynchronous
-  // loader (tsx, ts-node, an APM agent's, tap's) throws
-  // ERR_METHOD_NOT_IMPLEMENTED. Where module.register is deprecated
-  // (DEP0205, Node 26), module.registerHooks chains with such loaders.
-  const esm = options.esm === true || isESMEntry(process.argv[1])
-  if (typeof Module.registerHooks === 'function' && registerDeprecated()) {
+  // module.registerHooks from Node 24 on, where it chains with loaders
+  // registered by module.register (tsx, an APM agent's, tap's), before or
+  // after it (test/startup-cache.test.js, "an asynchronous loader"). On
+  // Node 22 a synchronous resolve hook that passes an import on to such a
+  // loader throws ERR_METHOD_NOT_IMPLEMENTED ("The resolveSync() method is
+  // not implemented"), so there, as on Node 20, module.register serves an
+  // ESM entry point.
+  if (typeof Module.registerHooks === 'function' && MAJOR >= 24) {
     hooks = Module.registerHooks({
       resolve (specifier, context, nextResolve) {
         if (!done && TRIGGERS.has(specifier)) fire()
         return nextResolve(specifier, context)
       }
     })
-  } else if (typeof Module.register === 'function' && esm) {
+  } else if (typeof Module.register === 'function' && isESMEntry(process.argv[1])) {
+    const { pathToFileURL } = require('node:url')
     Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')))
   }
 }

@@ -32,12 +32,18 @@ const shape = probe.responseShape()
 console.log(JSON.stringify({ pid: process.pid, isolated, here, shape }))
 `
 
+// An empty directory for the probe's stored answers (lib/protocol/cache.js),
+// so that the probe runs rather than its answer being read.
+function emptyCache () {
+  return fs.mkdtempSync(path.join(dir, 'cache-'))
+}
+
 // Through sh, which sets NODE_OPTIONS itself: the test runner's coverage
 // hooks put their own NODE_OPTIONS into every process spawned from here.
 function run (env, args = []) {
   const out = childProcess.execFileSync('/bin/sh', ['-c', 'NODE_OPTIONS="$PROBE_NODE_OPTIONS" exec "$@"', 'sh',
     process.execPath, ...args, '-e', SCRIPT], {
-    env: { ...process.env, PROBE_NODE_OPTIONS: '', ...env },
+    env: { ...process.env, PROBE_NODE_OPTIONS: '', HTTP_ONESHOT_CACHE_DIR: emptyCache(), ...env },
     encoding: 'utf8'
   })
   return JSON.parse(out.trim().split('\n').pop())
@@ -88,9 +94,11 @@ t.test('where no child may run, the probe runs in this process', async t => {
 
 t.test('NODE_DEBUG=http-oneshot says where the probe ran', async t => {
   const internals = path.join(__dirname, '..', 'lib', 'internals.js')
-  const res = childProcess.spawnSync(process.execPath, ['-e', `require(${JSON.stringify(internals)})`], {
-    env: { ...process.env, NODE_DEBUG: 'http-oneshot' },
+  const cache = emptyCache()
+  const debugRun = () => childProcess.spawnSync(process.execPath, ['-e', `require(${JSON.stringify(internals)})`], {
+    env: { ...process.env, NODE_DEBUG: 'http-oneshot', HTTP_ONESHOT_CACHE_DIR: cache },
     encoding: 'utf8'
-  })
-  t.match(res.stderr, /end\(\) protocol: (node20|node24|null), chunked write\(\): (node20|node24|null) \(probed in a child process\)/)
+  }).stderr
+  t.match(debugRun(), /end\(\) protocol: (node20|node24|null), chunked write\(\): (node20|node24|null) \(probed in a child process\)/)
+  t.match(debugRun(), /\(probed in a child process, answer stored\)/, 'the next process reads the stored answer')
 })

@@ -197,9 +197,10 @@ t.test('install() and uninstall()', async t => {
       t.notOk(oneshot.isInstalled(), 'not installed')
       t.equal(ServerResponse.prototype.end, foreignEnd, 'the other end() stays')
       await new Promise(resolve => setImmediate(resolve))
-      const ours = warnings.filter(w => w.code === 'HM_NOT_INSTALLED')
+      const ours = warnings.filter(w => w.code === 'HTTP_ONESHOT_INACTIVE')
       t.equal(ours.length, 1, 'one warning')
-      t.match(ours[0].message, /already replaced/)
+      t.match(ours[0].message, /^http-oneshot is not installed: http\.ServerResponse\.prototype\.end was already replaced/)
+      t.equal(oneshot.stats().inactiveReason, 'end-replaced')
       uninstall()
       t.equal(ServerResponse.prototype.end, foreignEnd, 'uninstall() leaves the other end() alone')
     } finally {
@@ -281,8 +282,12 @@ t.test('install({ maxBodySize })', async t => {
 t.test('stats() and resetStats()', async t => {
   oneshot.resetStats()
   const zero = oneshot.stats()
-  t.strictSame(zero, { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 } })
-  t.strictSame(Object.keys(zero), ['native', 'fallback', 'direct', 'partial', 'reasons', 'writes'])
+  // inactiveReason: null exactly when installed (test/inactive.test.js
+  // covers its values).
+  const inactiveReason = zero.inactiveReason
+  t.equal(inactiveReason === null, oneshot.isInstalled(), 'inactiveReason is null when installed')
+  t.strictSame(zero, { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 }, inactiveReason })
+  t.strictSame(Object.keys(zero), ['native', 'fallback', 'direct', 'partial', 'reasons', 'writes', 'inactiveReason'])
   shim.stats.native = 3
   shim.stats.fallback = 2
   shim.stats.reasons.head = 2
@@ -291,7 +296,7 @@ t.test('stats() and resetStats()', async t => {
   shim.directStats.direct = 2
   shim.directStats.partial = 1
   const s = oneshot.stats()
-  t.strictSame(s, { native: 3, fallback: 2, direct: 2, partial: 1, reasons: { head: 2 }, writes: { native: 4, fallback: 1 } })
+  t.strictSame(s, { native: 3, fallback: 2, direct: 2, partial: 1, reasons: { head: 2 }, writes: { native: 4, fallback: 1 }, inactiveReason })
   s.reasons.head = 99
   s.native = 99
   s.writes.native = 99
@@ -299,7 +304,7 @@ t.test('stats() and resetStats()', async t => {
   t.equal(oneshot.stats().writes.native, 4, 'with a copy of the write counts')
   t.equal(oneshot.stats().native, 3)
   oneshot.resetStats()
-  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 } })
+  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 }, inactiveReason })
 })
 
 t.test('FALLBACK', async t => {

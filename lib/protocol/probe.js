@@ -38,6 +38,8 @@ const http = require('node:http')
 const util = require('node:util')
 const EventEmitter = require('node:events')
 const dc = require('node:diagnostics_channel')
+const path = require('node:path')
+const cache = require('./cache.js')
 
 const BODY = 'ok'
 const REASON = 'Probe'
@@ -577,9 +579,14 @@ function responseShape () {
 // binary that is not Node itself, a permission model without child
 // processes, HTTP_ONESHOT_PROBE=inline, or a child that gave no answer. The
 // answer is the same either way; only the feedback differs.
+//
+// A child's answer is stored for its binary (lib/protocol/cache.js), and a
+// later process of the same binary reads it instead of starting a child.
+// The preload does not wait for a child at all (probeInBackground(): the
+// responses before the answer take Node's own path, lib/index.js); an
+// explicit install() does (probeIsolated()). HTTP_ONESHOT_PROBE=inline
+// neither reads nor stores an answer.
 
-const PROTOCOLS = [null, 'node20', 'node24']
-const WRITE_PROTOCOLS = [null, 'node20', 'node24']
 // Set in the child's environment: a probe child never starts another.
 const IN_CHILD = 'HTTP_ONESHOT_PROBE_CHILD'
 // Long enough for a child's start-up on a loaded machine.
@@ -602,46 +609,123 @@ function childPossible () {
   return sea === null || typeof sea.isSea !== 'function' || !sea.isSea()
 }
 
+// The script a probe child runs: the probe on its own, untouched http
+// module, the answer stored for this binary (lib/protocol/cache.js: the
+// child computes the key of the binary it runs, which is the parent's),
+// then printed. Stored by the child, so that the answer outlives a parent
+// that exited before the child was done.
+function childScript () {
+  return 'const p = require(' + JSON.stringify(__filename) + '); ' +
+    'const answer = { protocol: p.probeProtocol(), shape: p.responseShape(), write: p.probeWrite() }; ' +
+    'const c = require(' + JSON.stringify(path.join(__dirname, 'cache.js')) + '); ' +
+    'try { c.store(c.binaryKey(), answer) } catch {} ' +
+    'process.stdout.write(JSON.stringify(answer))'
+}
+
+function childEnv () {
+  const env = { ...process.env, HTTP_ONESHOT: '0', [IN_CHILD]: '1' }
+  delete env.NODE_OPTIONS
+  return env
+}
+
+function parseAnswer (stdout) {
+  let answer
+  try {
+    answer = JSON.parse(stdout)
+  } catch {
+    return undefined
+  }
+  return cache.validAnswer(answer) ? answer : undefined
+}
+
 // The child's answers, or undefined when it gave none.
 function probeInChild () {
   const { spawnSync } = require('node:child_process')
-  const script = 'const p = require(' + JSON.stringify(__filename) + '); ' +
-    'process.stdout.write(JSON.stringify({ protocol: p.probeProtocol(), shape: p.responseShape(), ' +
-    'write: p.probeWrite() }))'
-  const env = { ...process.env, HTTP_ONESHOT: '0', [IN_CHILD]: '1' }
-  delete env.NODE_OPTIONS
-  const result = spawnSync(process.execPath, ['-e', script], {
-    env,
+  const result = spawnSync(process.execPath, ['-e', childScript()], {
+    env: childEnv(),
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
     timeout: CHILD_TIMEOUT_MS,
     windowsHide: true
   })
   if (result.error || result.status !== 0) return undefined
-  let answer
+  return parseAnswer(result.stdout)
+}
+
+// The answer for this binary: remembered in this process, or stored by an
+// earlier one (lib/protocol/cache.js). undefined: not known yet.
+let known
+let key = null
+function knownAnswer () {
+  if (known !== undefined || process.env.HTTP_ONESHOT_PROBE === 'inline') return known
   try {
-    answer = JSON.parse(result.stdout)
+    if (key === null) key = cache.binaryKey()
+    const entry = cache.load(key)
+    if (entry !== null) known = entry.answer
   } catch {
-    return undefined
+    known = undefined
   }
-  if (answer === null || typeof answer !== 'object' || !PROTOCOLS.includes(answer.protocol) ||
-      answer.shape === null || typeof answer.shape !== 'object' ||
-      !WRITE_PROTOCOLS.includes(answer.write)) {
-    return undefined
+  return known
+}
+
+/**
+ * Starts the probe child without waiting for it: `onAnswer(answer)` runs
+ * once it answered (answer undefined when it gave none). The child keeps
+ * neither this process alive nor its exit waiting. Returns false, without
+ * starting anything, where no child can run.
+ * @param {(answer: object|undefined) => void} onAnswer
+ * @returns {boolean}
+ */
+function probeInBackground (onAnswer) {
+  if (!childPossible()) return false
+  let child
+  try {
+    child = require('node:child_process').spawn(process.execPath, ['-e', childScript()], {
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'ignore'],
+      windowsHide: true
+    })
+  } catch {
+    return false
   }
-  return answer
+  let out = ''
+  let called = false
+  const answer = (value) => {
+    if (called) return
+    called = true
+    if (value !== undefined) known = value
+    onAnswer(value)
+  }
+  // A child that hangs is given up on; the timer keeps nothing alive.
+  const timer = setTimeout(() => child.kill(), CHILD_TIMEOUT_MS)
+  timer.unref()
+  child.on('error', () => answer(undefined))
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk) => { out += chunk })
+  child.on('close', (code) => {
+    clearTimeout(timer)
+    answer(code === 0 ? parseAnswer(out) : undefined)
+  })
+  child.unref()
+  child.stdout.unref()
+  return true
 }
 
 /**
  * probeProtocol() and responseShape() in a child process of the same Node
  * binary, so that this process's http code never sees the probe's objects;
- * in this process when no child can run.
+ * in this process when no child can run. An answer stored for this binary
+ * (lib/protocol/cache.js) is used without a child.
  * @param {object} [fns] as for probeProtocol() and probeWrite(), used only
  *   in this process (a child probes its own, untouched http module)
  * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
- *   write: 'node20'|'node24'|null, isolated: boolean}}
+ *   write: 'node20'|'node24'|null, isolated: boolean, cached: boolean}}
  */
 function probeIsolated (fns) {
+  const stored = knownAnswer()
+  if (stored !== undefined) {
+    return { protocol: stored.protocol, shape: stored.shape, write: stored.write, isolated: true, cached: true }
+  }
   let answer
   if (childPossible()) {
     try {
@@ -651,7 +735,8 @@ function probeIsolated (fns) {
     }
   }
   if (answer !== undefined) {
-    return { protocol: answer.protocol, shape: answer.shape, write: answer.write, isolated: true }
+    known = answer
+    return { protocol: answer.protocol, shape: answer.shape, write: answer.write, isolated: true, cached: false }
   }
   let shape = null
   try {
@@ -659,7 +744,17 @@ function probeIsolated (fns) {
   } catch {
     shape = null
   }
-  return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), isolated: false }
+  return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), isolated: false, cached: false }
 }
 
-module.exports = { probeProtocol, probeWrite, probeIsolated, probeReport, responseShape, INSPECT }
+module.exports = {
+  probeProtocol,
+  probeWrite,
+  probeIsolated,
+  probeInBackground,
+  knownAnswer,
+  childPossible,
+  probeReport,
+  responseShape,
+  INSPECT
+}

@@ -223,8 +223,15 @@ async function compare (t, port, requests, expected, totals) {
   t.notOk(oneshot.isInstalled(), 'the shim starts uninstalled')
   oneshot.resetStats()
   const legacy = await exchange(port, requests)
-  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 } },
-    'an uninstalled shim counts nothing')
+  t.strictSame(oneshot.stats(), {
+    native: 0,
+    fallback: 0,
+    direct: 0,
+    partial: 0,
+    reasons: {},
+    writes: { native: 0, fallback: 0 },
+    inactiveReason: 'not-installed'
+  }, 'an uninstalled shim counts nothing')
 
   const uninstall = oneshot.install()
   oneshot.resetStats()

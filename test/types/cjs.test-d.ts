@@ -8,7 +8,7 @@ import {
   FALLBACK, buildHttpMessage, fallbackReason, install, isActive, isInstalled, isNative,
   loadError, resetStats, stats, uninstall
 } from 'http-oneshot'
-import type { FallbackReason, InstallOptions, Stats } from 'http-oneshot'
+import type { FallbackReason, InactiveReason, InstallOptions, Stats } from 'http-oneshot'
 import oneshot = require('http-oneshot')
 
 // True when A and B are the same type (not merely assignable either way).
@@ -74,6 +74,14 @@ const patched: number | undefined = s.reasons.patched
 console.log(patched, s.reasons['no-socket'])
 // @ts-expect-error: reasons are keyed by FALLBACK values
 console.log(s.reasons.NO_SOCKET)
+const pending: number | undefined = s.reasons['probe-pending']
+console.log(pending)
+assertType<typeof s.inactiveReason, InactiveReason | null>(true)
+const inactiveWhy: InactiveReason | null = s.inactiveReason
+if (inactiveWhy === 'unsupported-node' || inactiveWhy === 'probe-pending' || inactiveWhy === null) console.log(inactiveWhy)
+// @ts-expect-error: not an inactive reason
+const notAReason: InactiveReason = 'headers-sent'
+console.log(notAReason)
 resetStats()
 
 // fallbackReason(): null or a reason.

@@ -1,0 +1,1 @@
+// Nothing: benchmark/startup.js imports it to measure what `--import` costs Node.

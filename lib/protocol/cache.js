@@ -1,0 +1,193 @@
+'use strict'
+
+// The probe's answer (lib/protocol/probe.js), remembered per Node binary on
+// disk so that a process does not run the probe child again at start-up.
+//
+// An entry is a JSON file holding its key and the answer. The key names
+// everything the answer depends on: the binary (process.execPath, its
+// size, mtime, inode and device), what it was built as (process.version,
+// platform, arch, a hash of process.config and of process.versions) and
+// the probe itself (probe.js's size, mtime, ctime and inode). An entry is used only
+// when the key it carries equals the key computed by the process reading
+// it, so that another binary, a rebuilt one, or a changed probe never
+// reuses an answer; anything unreadable or malformed counts as no entry.
+//
+// Where: $HTTP_ONESHOT_CACHE_DIR when set (and only there), else
+// $XDG_CACHE_HOME/http-oneshot or ~/.cache/http-oneshot, then
+// node_modules/.cache/http-oneshot next to the installed package, then a
+// directory of this user's own under os.tmpdir(). A directory that cannot
+// be written is skipped; when none can be, the answer lives in memory only.
+// Files are written whole under a temporary name and renamed, so that a
+// reader never sees half an entry.
+
+const fs = require('node:fs')
+const path = require('node:path')
+
+// Bumped when the entry's layout changes.
+const FORMAT = 1
+const PROTOCOLS = [null, 'node20', 'node24']
+
+// FNV-1a over UTF-16 code units, two 32-bit lanes with different offsets:
+// a file name and a fingerprint, not a defence against forgery (the key is
+// compared whole).
+function hash (text) {
+  let a = 0x811c9dc5
+  let b = 0x01000193 ^ 0x5bd1e995
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15)
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0')
+}
+
+// probe.js as a file: any write to it (an edit, a new install of the
+// package) changes its ctime, which no tool sets back, and usually its
+// inode; reading and hashing its source instead would cost every process
+// a few milliseconds at start-up (benchmark/startup.js).
+function probeFile () {
+  const st = fs.statSync(path.join(__dirname, 'probe.js'))
+  return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.dev].join(':')
+}
+
+/**
+ * The key of this process's binary and probe.
+ * @param {string} [execPath]
+ * @returns {string}
+ */
+function binaryKey (execPath = process.execPath) {
+  let st = null
+  try {
+    st = fs.statSync(execPath)
+  } catch {
+    st = null
+  }
+  return JSON.stringify({
+    format: FORMAT,
+    version: process.version,
+    execPath,
+    size: st === null ? null : st.size,
+    mtimeMs: st === null ? null : st.mtimeMs,
+    ino: st === null ? null : st.ino,
+    dev: st === null ? null : st.dev,
+    platform: process.platform,
+    arch: process.arch,
+    config: hash(JSON.stringify(process.config)),
+    versions: hash(JSON.stringify(process.versions)),
+    probe: probeFile()
+  })
+}
+
+/**
+ * Whether `answer` has the probe's answer's form.
+ * @param {unknown} answer
+ * @returns {boolean}
+ */
+function validAnswer (answer) {
+  return answer !== null && typeof answer === 'object' && PROTOCOLS.includes(answer.protocol) &&
+    answer.shape !== null && typeof answer.shape === 'object' && PROTOCOLS.includes(answer.write)
+}
+
+// The directory next to the installed package: <...>/node_modules/.cache.
+function packageCacheDir () {
+  const marker = `${path.sep}node_modules${path.sep}`
+  const at = __dirname.lastIndexOf(marker)
+  if (at === -1) return null
+  return path.join(__dirname.slice(0, at + marker.length), '.cache', 'http-oneshot')
+}
+
+/**
+ * The directories tried, in order, each with whether it must be this
+ * user's own (a directory others can write to could hold a forged entry).
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {{ dir: string, own: boolean }[]}
+ */
+function cacheDirs (env = process.env) {
+  if (env.HTTP_ONESHOT_CACHE_DIR) return [{ dir: path.resolve(env.HTTP_ONESHOT_CACHE_DIR), own: false }]
+  const dirs = []
+  const os = require('node:os')
+  if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) {
+    dirs.push({ dir: path.join(env.XDG_CACHE_HOME, 'http-oneshot'), own: false })
+  } else {
+    let home = ''
+    try {
+      home = os.homedir()
+    } catch {
+      home = ''
+    }
+    if (home) dirs.push({ dir: path.join(home, '.cache', 'http-oneshot'), own: false })
+  }
+  const local = packageCacheDir()
+  if (local !== null) dirs.push({ dir: local, own: false })
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user'
+  dirs.push({ dir: path.join(os.tmpdir(), `http-oneshot-${uid}`), own: true })
+  return dirs
+}
+
+function fileIn (dir, key) {
+  return path.join(dir, `probe-${hash(key)}.json`)
+}
+
+// Whether `dir` belongs to this user and no one else may write to it.
+function ownDir (dir) {
+  try {
+    const st = fs.statSync(dir)
+    return st.isDirectory() && (typeof process.getuid !== 'function' || st.uid === process.getuid()) &&
+      (st.mode & 0o022) === 0
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The stored answer for `key`, or null when there is none that verifies.
+ * @param {string} key from binaryKey()
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {{ answer: object, file: string } | null}
+ */
+function load (key, env) {
+  for (const { dir, own } of cacheDirs(env)) {
+    const file = fileIn(dir, key)
+    let entry
+    try {
+      if (own && !ownDir(dir)) continue
+      entry = JSON.parse(fs.readFileSync(file, 'utf8'))
+    } catch {
+      continue
+    }
+    if (entry !== null && typeof entry === 'object' && entry.key === key && validAnswer(entry.answer)) {
+      return { answer: entry.answer, file }
+    }
+  }
+  return null
+}
+
+/**
+ * Stores `answer` under `key` in the first directory that takes it.
+ * @param {string} key
+ * @param {object} answer
+ * @param {NodeJS.ProcessEnv} [env]
+ * @returns {string | null} the file written, or null (memory only)
+ */
+function store (key, answer, env) {
+  if (!validAnswer(answer)) return null
+  const text = JSON.stringify({ key, answer }) + '\n'
+  for (const { dir, own } of cacheDirs(env)) {
+    const file = fileIn(dir, key)
+    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+      if (own && !ownDir(dir)) continue
+      fs.writeFileSync(tmp, text, { mode: 0o600 })
+      fs.renameSync(tmp, file)
+      return file
+    } catch {
+      try {
+        fs.unlinkSync(tmp)
+      } catch {}
+    }
+  }
+  return null
+}
+
+module.exports = { binaryKey, load, store, validAnswer, cacheDirs, hash }

@@ -1,0 +1,173 @@
+'use strict'
+
+// HTTP_ONESHOT_REPORT=1: what the package did for this process, printed to
+// stderr when it exits. Armed by the preload (lib/preload.js) or install()
+// only under that variable; without it this file is never loaded.
+//
+// When: on 'exit', and on SIGINT or SIGTERM while nothing else listens for
+// that signal. Node's default there is to die by the signal, so the report
+// is printed, the report's listener removed (which restores the default
+// disposition), and the signal raised again: the process ends as it would
+// have. The report's listener is there only while it is the only one: it
+// steps aside when another is added and comes back when the last other one
+// is removed, so that with listeners of the application's (or of
+// signal-exit, which re-raises only when it is alone) the signal does
+// exactly what it does without the report; if the application then exits,
+// 'exit' prints the report. The one trace left: process.listenerCount()
+// of SIGINT and SIGTERM is 1, not 0, in a process that listens to neither.
+
+const dc = require('node:diagnostics_channel')
+
+const SIGNALS = ['SIGINT', 'SIGTERM']
+const REQUEST_START = 'http.server.request.start'
+const OWN_PATH = 'Node\'s own path is required here'
+
+// What the user can change, per fallback reason (lib/decide.js FALLBACK,
+// and the reason lib/index.js counts while the probe runs).
+const ADVICE = {
+  'no-binding': 'the addon did not load: run "npm rebuild http-oneshot --foreground-scripts" to see why',
+  'unsupported-node': 'this Node release\'s http internals are not ones the shim reproduces: ' +
+    'run a line it supports (20, 22, 24.21+, 26.8+)',
+  debug: 'NODE_DEBUG=http is set: Node prints from end(); unset it',
+  finished: 'end() was called on a response that had ended: ' + OWN_PATH + ' (it reports the error)',
+  destroyed: 'res.destroy() ran before end(): ' + OWN_PATH,
+  'headers-sent': 'write() or flushHeaders() sent the header before end(): ' +
+    'send a body known in full with res.end(body)',
+  'no-socket': 'no net.Socket (inject(), a standalone response): ' + OWN_PATH,
+  'not-socket-owner': 'a pipelined request waited for the one before it: ' + OWN_PATH,
+  'socket-unwritable': 'the client went away or the socket was ended: ' + OWN_PATH,
+  'socket-busy': 'the socket was corked or still writing (res.cork(), writes just before end()): ' +
+    'end without them where you can, else ' + OWN_PATH,
+  patched: 'another module replaced a method end() uses (an APM agent, compression, on-headers): ' +
+    'drop the wrapper where you do not need it, else ' + OWN_PATH,
+  'http-version': 'not an HTTP/1.0 or 1.1 request (or useChunkedEncodingByDefault is not a boolean): ' + OWN_PATH,
+  head: 'a body given to a HEAD response under rejectNonStandardBodyWrites: ' + OWN_PATH + ' (it throws)',
+  'no-body-status': 'a body given to a 1xx, 204 or 304 response under rejectNonStandardBodyWrites: ' +
+    OWN_PATH + ' (it throws)',
+  expect: 'Expect: 100-continue handling or an Expect header set by the app: ' + OWN_PATH,
+  'strict-content-length': 'res.strictContentLength is set: unset it where the Content-Length is right',
+  trailers: 'addTrailers() or a Trailer header: ' + OWN_PATH,
+  'transfer-encoding': 'the app set Transfer-Encoding: leave framing to Node (no header) or send ' +
+    'the body with res.end(body)',
+  chunked: 'chunked framing on a header block the renderer did not cache: ' +
+    'send the body in one res.end(body) (a Content-Length instead of chunks)',
+  encoding: 'a string body in an encoding other than utf8 or latin1: pass a Buffer or a utf8 string',
+  'chunk-type': 'a body that is neither a string nor a Uint8Array: ' + OWN_PATH + ' (it throws)',
+  'body-too-large': 'a body above install({ maxBodySize }), or above 4 KiB where no direct write ' +
+    'was possible (TLS, a header block Node rendered): raise maxBodySize, or ' + OWN_PATH,
+  'header-value': 'a header value whose conversion to a string runs code (an object with toString()): ' +
+    'set strings, numbers or arrays of them',
+  'non-ascii': 'a header or status message with characters outside ASCII in a UTF-8 message: ' +
+    'encode them (encodeURIComponent) where you can, else ' + OWN_PATH,
+  'keep-alive-max': 'server.maxRequestsPerSocket is not a 32-bit integer: set an integer',
+  invalid: 'Node would throw for this response (or the core refused it): ' + OWN_PATH + ' (it throws)',
+  'probe-pending': 'served before the probe of this Node binary answered; its answer is stored, ' +
+    'so the next process starts native (set HTTP_ONESHOT_CACHE_DIR to a writable directory if ' +
+    'every run shows this)'
+}
+
+// What to do about each reason lib/index.js gives for being inactive.
+const INACTIVE_ADVICE = {
+  'not-installed': 'the application never loaded http (or uninstall() ran)',
+  disabled: 'unset HTTP_ONESHOT to turn the package on',
+  'addon-disabled': 'unset HTTP_ONESHOT_NATIVE to load the addon',
+  'addon-not-loaded': 'run "npm rebuild http-oneshot --foreground-scripts" to see why the addon was not built',
+  'unsupported-node': ADVICE['unsupported-node'],
+  'end-replaced': 'another module defined ServerResponse#end first: load http-oneshot before it ' +
+    '(node -r http-oneshot/register)',
+  'probe-pending': ADVICE['probe-pending']
+}
+
+let armed = false
+let printed = false
+let seen = 0
+
+function onRequestStart () {
+  seen++
+}
+
+function pad (text, width) {
+  return text.length >= width ? text : text + ' '.repeat(width - text.length)
+}
+
+/**
+ * The report, as printed.
+ * @param {ReturnType<import('./index.js')['stats']>} stats
+ * @param {{ reason: string, message: string } | null} inactive
+ * @param {number} requests requests servers received while armed
+ * @returns {string}
+ */
+function format (stats, inactive, requests) {
+  const lines = [`http-oneshot report (Node ${process.version}, pid ${process.pid}): ` +
+    (inactive === null ? 'active' : `inactive: ${inactive.message}`)]
+  if (inactive !== null && inactive.reason !== 'probe-pending') {
+    lines.push(`  ${INACTIVE_ADVICE[inactive.reason] || ''}`)
+  }
+  const counted = stats.native + stats.fallback
+  const other = Math.max(0, requests - counted)
+  lines.push(`  requests: ${requests}; responses: ${stats.native} native, ` +
+    `${stats.fallback + (inactive !== null && inactive.reason !== 'probe-pending' ? other : 0)} on Node's own path`)
+  const reasons = Object.entries(stats.reasons).sort((a, b) => b[1] - a[1])
+  if (reasons.length !== 0) {
+    const width = Math.max(...reasons.map(([reason]) => reason.length))
+    const count = Math.max(...reasons.map(([, n]) => String(n).length))
+    lines.push('  on Node\'s own path, by reason:')
+    for (const [reason, n] of reasons) {
+      lines.push(`    ${String(n).padStart(count)}  ${pad(reason, width)}  ${ADVICE[reason] || ''}`)
+    }
+  }
+  return lines.join('\n') + '\n'
+}
+
+function print () {
+  if (printed) return
+  printed = true
+  const oneshot = require('./index.js')
+  try {
+    process.stderr.write(format(oneshot.stats(), oneshot.inactiveState(), seen))
+  } catch {
+    // stderr closed: nothing to tell.
+  }
+}
+
+function onSignal (signal) {
+  // Another listener decides what the signal does (see above).
+  if (process.listenerCount(signal) > 1) return
+  print()
+  process.removeListener('newListener', onNewListener)
+  process.removeListener('removeListener', onRemoveListener)
+  for (const sig of SIGNALS) process.removeListener(sig, onSignal)
+  process.kill(process.pid, signal)
+}
+
+// Steps aside once the other listener is in place: removed before it, the
+// report's listener would leave none for a moment, and Node would stop
+// watching the signal (its own newListener handler runs before this one,
+// and saw one listener already).
+function onNewListener (event, listener) {
+  if (listener === onSignal || !SIGNALS.includes(event)) return
+  process.nextTick(() => {
+    if (process.listenerCount(event) > 1) process.removeListener(event, onSignal)
+  })
+}
+
+function onRemoveListener (event, listener) {
+  if (listener !== onSignal && SIGNALS.includes(event) && process.listenerCount(event) === 0) {
+    process.on(event, onSignal)
+  }
+}
+
+/** Prints the report when the process exits. Idempotent. */
+function arm () {
+  if (armed) return
+  armed = true
+  dc.subscribe(REQUEST_START, onRequestStart)
+  process.on('exit', print)
+  for (const sig of SIGNALS) {
+    if (process.listenerCount(sig) === 0) process.on(sig, onSignal)
+  }
+  process.on('newListener', onNewListener)
+  process.on('removeListener', onRemoveListener)
+}
+
+module.exports = { arm, format, ADVICE, INACTIVE_ADVICE }

@@ -1,0 +1,110 @@
+'use strict'
+
+// The probe's stored answers (lib/protocol/cache.js): an entry carries the
+// key of the binary that made it, and one that is not this binary's
+// (another binary, version, build or probe), or is not an entry at all, is
+// never used: the probe runs again and its answer replaces the entry.
+
+const childProcess = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const t = require('tap')
+
+const { shimActive } = require('./helpers/expect-path.js')
+const cache = require('../lib/protocol/cache.js')
+
+const ROOT = path.join(__dirname, '..')
+const INTERNALS = path.join(ROOT, 'lib', 'internals.js')
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-probe-cache-'))
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+function emptyCache () {
+  return fs.mkdtempSync(path.join(dir, 'cache-'))
+}
+
+function node (args, env) {
+  const full = { ...process.env, ...env }
+  for (const key of ['NODE_OPTIONS', 'NODE_DEBUG', 'HTTP_ONESHOT', 'HTTP_ONESHOT_PROBE']) {
+    if (!(key in env)) delete full[key]
+  }
+  const res = childProcess.spawnSync(process.execPath, args, { env: full, encoding: 'utf8', timeout: 30000 })
+  if (res.status !== 0) throw new Error(`child failed (${res.status} ${res.signal}): ${res.stderr}`)
+  return res
+}
+
+function lastJSON (stdout) {
+  return JSON.parse(stdout.trim().split('\n').pop())
+}
+
+function entryFile (cacheDir) {
+  const key = cache.binaryKey()
+  return { key, file: path.join(cacheDir, `probe-${cache.hash(key)}.json`) }
+}
+
+const PROBED = /\(probed in a child process\)/
+const STORED = /\(probed in a child process, answer stored\)/
+
+t.test('the key names the binary, its build and the probe', async t => {
+  const key = JSON.parse(cache.binaryKey())
+  t.equal(key.version, process.version)
+  t.equal(key.execPath, process.execPath)
+  const st = fs.statSync(process.execPath)
+  t.equal(key.size, st.size)
+  t.equal(key.mtimeMs, st.mtimeMs)
+  t.equal(key.ino, st.ino)
+  t.equal(key.config, cache.hash(JSON.stringify(process.config)))
+  t.equal(key.versions, cache.hash(JSON.stringify(process.versions)))
+  const probe = fs.statSync(path.join(ROOT, 'lib', 'protocol', 'probe.js'))
+  t.equal(key.probe, [probe.size, probe.mtimeMs, probe.ctimeMs, probe.ino, probe.dev].join(':'),
+    'probe.js as a file: a write to it changes its ctime')
+  t.not(cache.binaryKey('/no/such/node'), cache.binaryKey(), 'another binary, another key')
+})
+
+// An answer the probe never gives on a line the shim serves: were it used,
+// the shim would turn itself off ('unsupported-node').
+const WRONG_ANSWER = { protocol: null, shape: { symbols: [] }, write: null }
+
+function forged (key, change) {
+  const fields = JSON.parse(key)
+  Object.assign(fields, change)
+  return JSON.stringify(fields)
+}
+
+t.test('an entry that is not this binary\'s is ignored, and the probe runs again', async t => {
+  const variants = {
+    corrupt: () => 'not json {',
+    'another binary': (key) => JSON.stringify({ key: forged(key, { execPath: '/opt/other/bin/node' }), answer: WRONG_ANSWER }),
+    'another version': (key) => JSON.stringify({ key: forged(key, { version: 'v24.20.0' }), answer: WRONG_ANSWER }),
+    'a rebuilt binary': (key) => JSON.stringify({ key: forged(key, { mtimeMs: 1, size: 2 }), answer: WRONG_ANSWER }),
+    'another build': (key) => JSON.stringify({ key: forged(key, { config: '0000000000000000' }), answer: WRONG_ANSWER }),
+    'a changed probe': (key) => JSON.stringify({ key: forged(key, { probe: '0000000000000000' }), answer: WRONG_ANSWER }),
+    'a malformed answer': (key) => JSON.stringify({ key, answer: { protocol: 'node99', shape: {}, write: null } }),
+    'no key': () => JSON.stringify({ answer: WRONG_ANSWER })
+  }
+  for (const [name, make] of Object.entries(variants)) {
+    const cacheDir = emptyCache()
+    const { key, file } = entryFile(cacheDir)
+    fs.writeFileSync(file, make(key))
+    const res = node(['-e', `console.log(JSON.stringify({ active: require(${JSON.stringify(INTERNALS)}) !== null }))`],
+      { HTTP_ONESHOT_CACHE_DIR: cacheDir, NODE_DEBUG: 'http-oneshot' })
+    t.match(res.stderr, PROBED, `${name}: the probe ran`)
+    t.notMatch(res.stderr, STORED, `${name}: the entry was not used`)
+    t.equal(lastJSON(res.stdout).active, shimActive, `${name}: the shim follows the probe, not the entry`)
+    t.equal(JSON.parse(fs.readFileSync(file, 'utf8')).key, key, `${name}: replaced by this binary's entry`)
+  }
+})
+
+t.test('an entry with this binary\'s key is used as it is', async t => {
+  // The control for the test above: the same wrong answer under the right
+  // key does turn the shim off, so what protects is the key check.
+  const cacheDir = emptyCache()
+  const { key, file } = entryFile(cacheDir)
+  fs.writeFileSync(file, JSON.stringify({ key, answer: WRONG_ANSWER }))
+  const res = node(['-e', `console.log(JSON.stringify({ active: require(${JSON.stringify(INTERNALS)}) !== null }))`],
+    { HTTP_ONESHOT_CACHE_DIR: cacheDir, NODE_DEBUG: 'http-oneshot' })
+  t.match(res.stderr, STORED)
+  t.equal(lastJSON(res.stdout).active, false)
+})
