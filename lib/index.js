@@ -22,7 +22,11 @@ function loadShim () {
 function bindingState () {
   const binding = require('./binding.js')
   const record = require.cache[require.resolve('./binding.js')]
-  return { binding, loadError: (record && record.loadError) || null }
+  return {
+    binding,
+    loadError: (record && record.loadError) || null,
+    loadAdvice: (record && record.loadAdvice) || null
+  }
 }
 
 // Why the native path is not running, as a code (Stats#inactiveReason)
@@ -55,7 +59,7 @@ function warnOnce (explicit) {
 
 // Why the addon cannot serve, or null. Loads lib/binding.js only.
 function bindingProblem () {
-  const { binding, loadError } = bindingState()
+  const { binding, loadError, loadAdvice } = bindingState()
   if (binding !== null) return null
   if (process.env.HTTP_ONESHOT_NATIVE === '0') {
     return { reason: 'addon-disabled', message: 'the addon is disabled by HTTP_ONESHOT_NATIVE=0' }
@@ -63,8 +67,7 @@ function bindingProblem () {
   const message = loadError ? String(loadError.message).split('\n')[0].trim() : 'unknown error'
   return {
     reason: 'addon-not-loaded',
-    message: `the native addon did not load (${message}); ` +
-      'run "npm rebuild http-oneshot --foreground-scripts" to see why it was not built'
+    message: `the native addon did not load (${message})` + (loadAdvice ? `; ${loadAdvice}` : '')
   }
 }
 
