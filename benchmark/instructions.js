@@ -47,7 +47,7 @@ const REPORT_STATS = path.join(__dirname, 'lib', 'report-stats.js')
 // `node -r register.js` (the limit stub exists only in server.js).
 // `body` is the body length every response must have (0 for a HEAD
 // request and for 204), `status` its status (default 200), `method` the
-// request method (default GET), `version` the request's HTTP version
+// request method (default GET), `path` the request target (default /), `version` the request's HTTP version
 // (default 1.1; 1.0 asks for keep-alive); `weight` is the rough run time
 // under callgrind, to schedule the long runs first.
 const SHAPES = {
@@ -173,12 +173,36 @@ const SHAPES = {
     app: path.join(__dirname, 'apps', 'express-hello.js'),
     body: 11,
     weight: 4
+  },
+  // Not in the default set while hono, @hono/node-server and h3 are not
+  // devDependencies (resolved through NODE_PATH until then).
+  hono: {
+    label: 'hono hello (GET /, c.text)',
+    app: path.join(__dirname, 'apps', 'hono-hello.js'),
+    body: 11,
+    weight: 3,
+    optional: true
+  },
+  honojson: {
+    label: 'hono hello (GET /json, c.json)',
+    app: path.join(__dirname, 'apps', 'hono-hello.js'),
+    path: '/json',
+    body: 17,
+    weight: 3,
+    optional: true
+  },
+  h3: {
+    label: 'h3 hello (GET /, text: writeHead + write + end())',
+    app: path.join(__dirname, 'apps', 'h3-hello.js'),
+    body: 11,
+    weight: 3,
+    optional: true
   }
 }
 
-function requestBytes (method, version) {
+function requestBytes (method, version, target) {
   const keepAlive = version === '1.0' ? 'Connection: keep-alive\r\n' : ''
-  return Buffer.from(`${method} / HTTP/${version}\r\nHost: x\r\n${keepAlive}\r\n`, 'latin1')
+  return Buffer.from(`${method} ${target} HTTP/${version}\r\nHost: x\r\n${keepAlive}\r\n`, 'latin1')
 }
 const EMPTY = Buffer.alloc(0)
 const READY_TIMEOUT = 180e3
@@ -193,9 +217,9 @@ function log (line) {
 
 // One keep-alive connection sending one request at a time.
 class Client {
-  constructor (socket, method = 'GET', version = '1.1') {
+  constructor (socket, method = 'GET', version = '1.1', target = '/') {
     this.socket = socket
-    this.requestBytes = requestBytes(method, version)
+    this.requestBytes = requestBytes(method, version, target)
     this.head = method === 'HEAD'
     this.buf = EMPTY
     this.waiting = null
@@ -421,7 +445,7 @@ async function measure ({ shape, mode, node, warmup, requests, connections, semi
     const method = shape.method ?? 'GET'
     const status = shape.status ?? 200
     for (let i = 0; i < connections; i++) {
-      clients.push(new Client(await connect(server.port), method, shape.version))
+      clients.push(new Client(await connect(server.port), method, shape.version, shape.path))
     }
     if (warmup > 0) await sendRequests(clients, warmup, shape.body, status)
     await callgrindControl('-z', server.pid)

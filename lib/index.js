@@ -258,7 +258,8 @@ function resetStats () {
   shim.directStats.partial = 0
   shim.stats.writes.native = 0
   shim.stats.writes.fallback = 0
-  for (const key of Object.keys(shim.stats.reasons)) delete shim.stats.reasons[key]
+  // A fresh object: deleting its keys would turn it into a dictionary.
+  shim.stats.reasons = shim.reasonCounts()
 }
 
 /**

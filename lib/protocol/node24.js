@@ -23,15 +23,16 @@ function create (k) {
     }
   }
 
-  // The array is taken away before any callback runs, and each runs as a
-  // plain call, so a throwing callback stops the rest as in Node.
+  // The array is taken away before any callback runs, and each runs as
+  // Node calls it, as an element of that array (its `this`), so a throwing
+  // callback stops the rest as in Node.
+  // Refs: test/fixtures/responses.js "end callbacks: their this"
   function flushEndCallbacks (res, err) {
     const callbacks = res[kEndCallbacks]
     if (callbacks === null || callbacks === undefined) return
     res[kEndCallbacks] = null
     for (let i = 0; i < callbacks.length; i++) {
-      const callback = callbacks[i]
-      callback(err)
+      callbacks[i](err)
     }
   }
 
