@@ -251,15 +251,7 @@ function stats () {
 
 function resetStats () {
   pending = 0
-  if (shim === null) return
-  shim.stats.native = 0
-  shim.stats.fallback = 0
-  shim.directStats.direct = 0
-  shim.directStats.partial = 0
-  shim.stats.writes.native = 0
-  shim.stats.writes.fallback = 0
-  // A fresh object: deleting its keys would turn it into a dictionary.
-  shim.stats.reasons = shim.reasonCounts()
+  if (shim !== null) shim.resetStats()
 }
 
 /**

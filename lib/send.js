@@ -38,6 +38,12 @@ const { ENONASCII } = ERRORS
 // with the rest through socket.write().
 const directStats = { direct: 0, partial: 0 }
 
+// The direct-write counts start again from zero (lib/shim.js resetStats()).
+function resetDirectStats () {
+  directStats.direct = 0
+  directStats.partial = 0
+}
+
 // --- What a direct write must reproduce --------------------------------------
 //
 // socket.write(buffer, cb) on an idle TCP socket whose kernel buffer takes
@@ -956,5 +962,6 @@ module.exports = {
   joinWaiting,
   flushChunks,
   directHandle,
-  directStats
+  directStats,
+  resetDirectStats
 }

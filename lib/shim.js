@@ -21,7 +21,7 @@ const headers = require('./headers.js')
 const { FLAGS, ERRORS } = require('./codes.js')
 const {
   Message, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
-  directHandle, directStats
+  directHandle, directStats, resetDirectStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
@@ -44,6 +44,17 @@ const stats = { native: 0, fallback: 0, reasons: reasonCounts(), writes: { nativ
 // response that falls back.
 function reasonCounts () {
   return Object.setPrototypeOf({}, null)
+}
+
+// stats() starts again from zero (lib/index.js resetStats()).
+function resetStats () {
+  stats.native = 0
+  stats.fallback = 0
+  stats.writes.native = 0
+  stats.writes.fallback = 0
+  // A fresh object: deleting its keys would turn it into a dictionary.
+  stats.reasons = reasonCounts()
+  resetDirectStats()
 }
 
 // The inputs of the one write (lib/send.js), filled by nativeEnd() for
@@ -514,7 +525,7 @@ module.exports = {
   uninstall,
   isInstalled: () => installed,
   stats,
-  reasonCounts,
+  resetStats,
   directStats,
   options,
   legacyEnd
