@@ -30,12 +30,12 @@
 //   to 24, OutgoingHeaders' empty prototype on 26, read off the first store
 //   Node made);
 // - more, Node's own store.
-// Refs: benchmark/instructions.js (express3: 42.7k -> 40.7k; headers20 on
-// 20.20.2: 85.2k -> 73.9k, on 24.22.3: 83.6k -> 75.0k)
+// Refs: benchmark/instructions.js shapes express3 and headers20; the
+// figures are in benchmark/RESULTS.md ("wide header stores").
 //
 // Where Node's own store is fast-mode already (26), the wrapper would only
-// pass small stores through, at about 60 instructions per call (express3 on
-// 26.12.1): it goes on ServerResponse.prototype only once a WideStore is
+// pass small stores through at a cost per call (express3 on 26.12.1): it
+// goes on ServerResponse.prototype only once a WideStore is
 // wanted, the first time a response with more than FAST_MAX headers is
 // rendered, and stays there until uninstall().
 

@@ -569,12 +569,12 @@ function responseShape () {
 // V8 keeps type feedback per function. Run here, the probe hands Node's
 // end(), _storeHeader(), ServerResponse and the rest a fake request and a
 // fake socket once, and every real response pays for those extra shapes
-// from then on: about 0.9k instructions per request on Node 24, on Node's
-// own path and the native one alike (benchmark/instructions.js). A worker
-// thread is no cure: starting one builds stdio streams and message ports
-// here, which cost about 0.65k per request the same way. So the probe runs
-// in a short-lived child process of the same Node binary (spawnSync, about
-// 50 ms once, with no NODE_OPTIONS, so no preload runs there), and runs here
+// from then on, on Node's own path and the native one alike
+// (benchmark/instructions.js; docs/protocols.md "Where the probe runs"). A
+// worker thread is no cure: starting one builds stdio streams and message
+// ports here, which cost per request the same way. So the probe runs in a
+// short-lived child process of the same Node binary (with no NODE_OPTIONS,
+// so no preload runs there), and runs here
 // only where no such child can run: a single executable application or any
 // binary that is not Node itself, a permission model without child
 // processes, HTTP_ONESHOT_PROBE=inline, or a child that gave no answer. The
