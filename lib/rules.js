@@ -45,8 +45,8 @@ const FALLBACK = Object.freeze({
 // block Node rendered, a socket that is not a plain TCP handle, a kernel
 // buffer that takes nothing) falls back with BODY_TOO_LARGE: copying such a
 // body into one Buffer with the header costs more than Node's own path.
-// Refs: benchmark/compare.js, benchmark/RESULTS.md, README.md "Bodies of
-// every size"
+// Refs: benchmark/compare.js, benchmark/RESULTS.md ("bodies of every
+// size"), docs/fallbacks.md
 const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
 
 const options = { maxBodySize: DEFAULT_MAX_BODY }
