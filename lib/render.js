@@ -1116,7 +1116,7 @@ function renderWriteHeadMiss (res, code, message, ownMessage, n, lengthAt, chunk
 /**
  * The Content-Length argument of binding.sendCached()/fillCached() for the
  * response that cached `block` carries (block.lastValue): -1 when C keeps
- * the digits of that value from the slot's last response (src/binding.c,
+ * the digits of that value from the slot's last response (src/napi_cache.c,
  * read_length()), which saves reading the string again. The entry records
  * the value as sent; forgetLength() takes that back.
  * @param {Entry} block
