@@ -5,47 +5,19 @@
 // (another binary, version, build or probe), or is not an entry at all, is
 // never used: the probe runs again and its answer replaces the entry.
 
-const childProcess = require('node:child_process')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 
 const t = require('tap')
 
 const { shimActive } = require('./helpers/expect-path.js')
 const cache = require('../lib/protocol/cache.js')
+const { PROBED, STORED, cacheDirs, node, lastJSON, entryFile } = require('./helpers/probe-child.js')
 
 const ROOT = path.join(__dirname, '..')
 const INTERNALS = path.join(ROOT, 'lib', 'internals.js')
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-probe-cache-'))
-t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-
-function emptyCache () {
-  return fs.mkdtempSync(path.join(dir, 'cache-'))
-}
-
-function node (args, env) {
-  const full = { ...process.env, ...env }
-  for (const key of ['NODE_OPTIONS', 'NODE_DEBUG', 'HTTP_ONESHOT', 'HTTP_ONESHOT_PROBE']) {
-    if (!(key in env)) delete full[key]
-  }
-  const res = childProcess.spawnSync(process.execPath, args, { env: full, encoding: 'utf8', timeout: 30000 })
-  if (res.status !== 0) throw new Error(`child failed (${res.status} ${res.signal}): ${res.stderr}`)
-  return res
-}
-
-function lastJSON (stdout) {
-  return JSON.parse(stdout.trim().split('\n').pop())
-}
-
-function entryFile (cacheDir) {
-  const key = cache.binaryKey()
-  return { key, file: path.join(cacheDir, `probe-${cache.hash(key)}.json`) }
-}
-
-const PROBED = /\(probed in a child process\)/
-const STORED = /\(probed in a child process, answer stored\)/
+const { emptyCache } = cacheDirs(t, 'http-oneshot-probe-cache-')
 
 t.test('the key names the binary, its build and the probe', async t => {
   const key = JSON.parse(cache.binaryKey())

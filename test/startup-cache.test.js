@@ -6,15 +6,14 @@
 // starts the probe without waiting for it, and the responses before its
 // answer take Node's own path (stats() reason 'probe-pending').
 
-const childProcess = require('node:child_process')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 
 const t = require('tap')
 
 const { shimActive } = require('./helpers/expect-path.js')
 const cache = require('../lib/protocol/cache.js')
+const { PROBED, STORED, cacheDirs, node, lastJSON, entryFile } = require('./helpers/probe-child.js')
 
 const ROOT = path.join(__dirname, '..')
 const LIB = path.join(ROOT, 'lib', 'index.js')
@@ -23,40 +22,7 @@ const REGISTER_CJS = path.join(ROOT, 'register.js')
 const REGISTER_ESM = path.join(ROOT, 'register.mjs')
 const EMPTY_ESM = path.join(ROOT, 'benchmark', 'lib', 'empty.mjs')
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-startup-'))
-t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-
-function emptyCache () {
-  return fs.mkdtempSync(path.join(dir, 'cache-'))
-}
-
-function childEnv (env) {
-  const out = { ...process.env, ...env }
-  for (const key of ['NODE_OPTIONS', 'NODE_DEBUG', 'HTTP_ONESHOT', 'HTTP_ONESHOT_NATIVE', 'HTTP_ONESHOT_PROBE',
-    'HTTP_ONESHOT_REPORT']) {
-    if (!(key in env)) delete out[key]
-  }
-  return out
-}
-
-function node (args, env) {
-  const res = childProcess.spawnSync(process.execPath, args, { env: childEnv(env), encoding: 'utf8', timeout: 30000 })
-  if (res.status !== 0) throw new Error(`child failed (${res.status} ${res.signal}): ${res.stderr}`)
-  return res
-}
-
-function lastJSON (stdout) {
-  return JSON.parse(stdout.trim().split('\n').pop())
-}
-
-// The file of this binary's entry in `cacheDir`, and its key.
-function entryFile (cacheDir) {
-  const key = cache.binaryKey()
-  return { key, file: path.join(cacheDir, `probe-${cache.hash(key)}.json`) }
-}
-
-const PROBED = /\(probed in a child process\)/
-const STORED = /\(probed in a child process, answer stored\)/
+const { dir, emptyCache } = cacheDirs(t, 'http-oneshot-startup-')
 
 t.test('the answer is stored for this binary and read by the next process', async t => {
   const cacheDir = emptyCache()
