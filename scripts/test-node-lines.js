@@ -53,7 +53,9 @@ const SUPPORTED = ['20', '22', '24.18', '24.20', '24', '26.0', '26']
 const TREE_FILES = [
   'binding.gyp', 'src', 'lib', 'test', 'scripts', 'benchmark', 'register.js',
   'register.mjs', 'register.d.ts', 'index.d.ts', 'index.d.mts', 'package.json', '.taprc',
-  'Makefile'
+  'Makefile',
+  // test/docs.test.js reads the pages and checks their links.
+  'README.md', 'CHANGELOG.md', 'LICENSE', 'docs'
 ]
 
 // Entries of a tree that survive a refresh: the node-gyp output (rebuilt
