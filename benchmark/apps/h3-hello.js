@@ -5,8 +5,6 @@
 // with writeHead(status, '', [name, value, ...]) including Content-Length,
 // then write(body) and an empty end(). h3 2 is an ES module, loaded with
 // require() (Node 20.19+ and 22.12+).
-// Until h3 is a devDependency, it is resolved through NODE_PATH (see
-// benchmark/README.md).
 
 const { H3, serve } = require('h3')
 

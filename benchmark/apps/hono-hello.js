@@ -5,8 +5,6 @@
 // and calls writeHead(status, { 'Content-Type': ... }) and then end(body):
 // Node's writeHead() renders the header block (with the Content-Length it
 // found in _contentLength), and end() sends it with the body.
-// Until hono and @hono/node-server are devDependencies, they are resolved
-// through NODE_PATH (see benchmark/README.md).
 
 const { Hono } = require('hono')
 const { serve } = require('@hono/node-server')
