@@ -49,7 +49,7 @@ t.test('an entry that is not this binary\'s is ignored, and the probe runs again
   const variants = {
     corrupt: () => 'not json {',
     'another binary': (key) => JSON.stringify({ key: forged(key, { execPath: '/opt/other/bin/node' }), answer: WRONG_ANSWER }),
-    'another version': (key) => JSON.stringify({ key: forged(key, { version: 'v24.20.0' }), answer: WRONG_ANSWER }),
+    'another version': (key) => JSON.stringify({ key: forged(key, { version: 'v99.0.0' }), answer: WRONG_ANSWER }),
     'a rebuilt binary': (key) => JSON.stringify({ key: forged(key, { mtimeMs: 1, size: 2 }), answer: WRONG_ANSWER }),
     'another build': (key) => JSON.stringify({ key: forged(key, { config: '0000000000000000' }), answer: WRONG_ANSWER }),
     'a changed probe': (key) => JSON.stringify({ key: forged(key, { probe: '0000000000000000' }), answer: WRONG_ANSWER }),

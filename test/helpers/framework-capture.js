@@ -9,7 +9,7 @@
 const net = require('node:net')
 
 const oneshot = require('../../lib/index.js')
-const { expectedPath, shimActive } = require('./expect-path.js')
+const { UNSUPPORTED, expectedPath, shimActive } = require('./expect-path.js')
 const { parseResponse } = require('./llhttp.js')
 const { pathCounts } = require('./dual-path.js')
 
@@ -230,7 +230,7 @@ async function compare (t, port, requests, expected, totals) {
     partial: 0,
     reasons: {},
     writes: { native: 0, fallback: 0 },
-    inactiveReason: 'not-installed'
+    inactiveReason: shimActive ? 'not-installed' : UNSUPPORTED
   }, 'an uninstalled shim counts nothing')
 
   const uninstall = oneshot.install()
