@@ -78,6 +78,30 @@ if (internals !== null) {
   socketWriteGeneric = k._writeGeneric
 }
 
+// Whether end() hands the socket a message with a string body as one
+// string (the protocol of 24.21+ and 26.8+, lib/protocol/node24.js): there
+// a block Node rendered, which never goes out in a direct write, would
+// leave as a latin1 string sliced from the Buffer C filled, through
+// socket.write(), which costs more than Node's own end()
+// (benchmark/instructions.js, shapes hono and honojson; docs/fallbacks.md
+// "node-rendered"). Where end() writes the body apart (Node 20's protocol)
+// the native path costs less, and such responses stay native.
+const slicedString = internals !== null && internals.protocol.oneStringWrite('x', false)
+
+/**
+ * Whether end(chunk) would send a block Node's writeHead() rendered, or
+ * will render (`block` null: not the renderer's), with a non-empty string
+ * body as one latin1 string: where slicedString, Node's end() is cheaper.
+ * @param {http.ServerResponse} res
+ * @param {*} chunk the chunk as end() received it, after argument shuffling
+ * @param {object|null} block lib/render.js blockOf() for `res`
+ * @returns {boolean}
+ */
+function nodeRenderedString (res, chunk, block) {
+  return slicedString && block === null && typeof chunk === 'string' && chunk.length !== 0 &&
+    res._hasBody === true && res.chunkedEncoding !== true
+}
+
 // The methods that render the header: end() calls them only while
 // res._header is not set (write_(): _implicitHeader(), which calls
 // writeHead(), which calls _storeHeader()).
@@ -170,6 +194,10 @@ function fallbackReason (res, chunk, encoding, block) {
       return FALLBACK.CHUNK_TYPE
     }
   }
+  // Decided before the socket is read: the fallback then costs Node's own
+  // end() and little more. A header still to render is decided in
+  // lib/shim.js nativeEnd(), once the renderer says it is Node's.
+  if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return FALLBACK.NODE_RENDERED
   const socket = res.socket
   const socketFailure = socketReason(res, socket, WAIT_NONE)
   if (socketFailure !== null) return socketFailure
@@ -532,5 +560,7 @@ module.exports = {
   uncorkReason,
   bodyDropped,
   isBodylessStatus,
-  valueReason
+  valueReason,
+  slicedString,
+  nodeRenderedString
 }

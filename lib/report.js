@@ -59,6 +59,9 @@ const ADVICE = {
     'set strings, numbers or arrays of them',
   'non-ascii': 'a header or status message with characters outside ASCII in a UTF-8 message: ' +
     'encode them (encodeURIComponent) where you can, else ' + OWN_PATH,
+  'node-rendered': 'a string body after a header block Node rendered (_contentLength set by hand, ' +
+    'as @hono/node-server does, or a header only Node renders), on Node 24.21+ or 26.8+, where ' +
+    'Node\'s own end() costs less: nothing to change (on Node 20 and 22 such responses are native)',
   'keep-alive-max': 'server.maxRequestsPerSocket is not a 32-bit integer: set an integer',
   invalid: 'Node would throw for this response (or the core refused it): ' + OWN_PATH + ' (it throws)',
   'probe-pending': 'served before the probe of this Node binary answered; its answer is stored, ' +

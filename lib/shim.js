@@ -147,6 +147,12 @@ function nativeEnd (res, chunk, encoding, callback, block) {
     const previousLength = res._contentLength
     res._contentLength = len
     const fresh = render.renderFresh(res, len)
+    if (fresh === RENDER_BY_NODE && !dropped && decide.nodeRenderedString(res, chunk, null)) {
+      // Left to Node before it renders: see lib/decide.js, slicedString.
+      res._contentLength = previousLength
+      count(FALLBACK.NODE_RENDERED, res)
+      return false
+    }
     if (fresh === RENDER_BY_NODE) {
       res._implicitHeader()
       if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
