@@ -17,7 +17,7 @@ const oneshot = require('../lib/index.js')
 const shim = require('../lib/shim.js')
 const internals = require('../lib/internals.js')
 const {
-  UNSUPPORTED, expectedPath, expectedReason, expectedStats, heldPath, nodeRendered, renderedPath, shimActive,
+  expectedPath, expectedReason, expectedStats, heldPath, nodeRendered, renderedPath, shimActive,
   pathStats, tailPath
 } = require('./helpers/expect-path.js')
 const { close, exchange, listen, pathCounts, request } = require('./helpers/framework-capture.js')
@@ -200,11 +200,12 @@ t.test('install() and uninstall()', async t => {
       await new Promise(resolve => setImmediate(resolve))
       const ours = warnings.filter(w => w.code === 'HTTP_ONESHOT_INACTIVE')
       t.equal(ours.length, 1, 'one warning')
-      // Where the line is unsupported, that is said first.
-      t.match(ours[0].message, shimActive
-        ? /^http-oneshot is not installed: http\.ServerResponse\.prototype\.end was already replaced/
-        : /^http-oneshot is not installed: Node v\S+ is not a line whose http internals/)
-      t.equal(oneshot.stats().inactiveReason, shimActive ? 'end-replaced' : UNSUPPORTED)
+      // Where the line is unsupported, the one warning of the process may
+      // have said that already, in an earlier install().
+      const replaced = /^http-oneshot is not installed: http\.ServerResponse\.prototype\.end was already replaced/
+      const unsupported = /^http-oneshot is not installed: Node v\S+ is not a line whose http internals/
+      t.match(ours[0].message, shimActive ? replaced : new RegExp(`${replaced.source}|${unsupported.source}`))
+      t.equal(oneshot.stats().inactiveReason, 'end-replaced')
       uninstall()
       t.equal(ServerResponse.prototype.end, foreignEnd, 'uninstall() leaves the other end() alone')
     } finally {
