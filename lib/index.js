@@ -170,7 +170,7 @@ function install (options = {}) {
     setInactive('disabled', `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}`)
     return uninstall
   }
-  if (max !== undefined) loadShim().options.maxBodySize = max
+  if (max !== undefined) require('./decide.js').setMaxBodySize(max)
   activate(true)
   return uninstall
 }

@@ -38,7 +38,8 @@ const FALLBACK = Object.freeze({
   INVALID: 'invalid' // Node would throw, or the core rejected the message
 })
 
-// No cap on the body size by default (install({ maxBodySize }) sets one).
+// No cap on the body size by default (install({ maxBodySize }) sets one,
+// lib/decide.js setMaxBodySize()).
 // A body above COPY_MAX_BODY (lib/send.js, 4 KiB) takes the native path only
 // when it goes out in a direct write, where sendmsg() gathers the cached
 // header block and the body without a copy, and what the kernel did not
@@ -49,8 +50,6 @@ const FALLBACK = Object.freeze({
 // Refs: benchmark/compare.js, benchmark/RESULTS.md ("bodies of every
 // size"), docs/fallbacks.md
 const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
-
-const options = { maxBodySize: DEFAULT_MAX_BODY }
 
 // Bodies up to this many bytes may be copied into one Buffer with the
 // header; larger ones go out only in a direct write, which gathers the body
@@ -113,7 +112,6 @@ module.exports = {
   WRITE,
   DEFAULT_MAX_BODY,
   COPY_MAX_BODY,
-  options,
   httpDebug,
   INVALID_HEADER_CHAR,
   valueReason,

@@ -15,6 +15,7 @@ const t = require('tap')
 
 const oneshot = require('../lib/index.js')
 const shim = require('../lib/shim.js')
+const { setMaxBodySize } = require('../lib/decide.js')
 const internals = require('../lib/internals.js')
 const {
   expectedPath, expectedReason, expectedStats, heldPath, nodeRendered, renderedPath, shimActive,
@@ -786,14 +787,14 @@ const ROWS = [
     name: 'a body above maxBodySize',
     run (req, res, check) {
       const max = shim.options.maxBodySize
-      shim.options.maxBodySize = 4096
+      setMaxBodySize(4096)
       try {
         const body = 'x'.repeat(4097)
         check(res, body)
         check(res, Buffer.from(body))
         res.end(body)
       } finally {
-        shim.options.maxBodySize = max
+        setMaxBodySize(max)
       }
     },
     counted: { 'body-too-large': 1 }
