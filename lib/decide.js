@@ -186,10 +186,15 @@ function socketReason (res, socket, wait) {
 
 /**
  * Decides whether res.end(chunk, encoding) may take the native path.
- * Checks run cheapest first and have no side effects. One ordered list of
- * steps, since the first check that fails names the reason stats() counts
- * (test/shim.test.js asserts those reasons); each step says which part of
- * Node's end() it mirrors.
+ * Checks run cheapest first and have no side effects.
+ * Long: one ordered list, since the first check that fails names the
+ * reason stats() counts (test/shim.test.js asserts those reasons); each
+ * step says which part of Node's end() it mirrors. As one function
+ * TurboFan compiles it on its own, with socketReason() and the other
+ * checks inlined; split into steps, it was inlined into end(), whose
+ * inlining budget then left socketReason() a call, and every response
+ * cost more instructions (benchmark/RESULTS.md, "fastWriteHead() and
+ * fallbackReason() in steps").
  * @param {http.ServerResponse} res
  * @param {*} chunk the chunk as end() received it, after argument shuffling
  * @param {*} encoding the encoding, after argument shuffling
@@ -198,36 +203,6 @@ function socketReason (res, socket, wait) {
  * @returns {string|null} null for the native path, else a FALLBACK value
  */
 function fallbackReason (res, chunk, encoding, block) {
-  const stateFailure = stateReason(res, chunk, encoding)
-  if (stateFailure !== null) return stateFailure
-  // Decided before the socket is read: the fallback then costs Node's own
-  // end() and little more. A header still to render is decided in
-  // lib/shim.js nativeEnd(), once the renderer says it is Node's.
-  if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return FALLBACK.NODE_RENDERED
-  const socket = res.socket
-  const socketFailure = socketReason(res, socket, WAIT_NONE)
-  if (socketFailure !== null) return socketFailure
-  // A replaced writeHead() (on-headers: morgan, compression,
-  // express-session) matters only while end() has the header to render,
-  // and then headerFirst() may let end() render it as Node's would.
-  if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) {
-    return FALLBACK.PATCHED
-  }
-  const req = res.req
-  const requestFailure = requestReason(res, req)
-  if (requestFailure !== null) return requestFailure
-  if (framingRefused(res, res._hasBody, block)) return FALLBACK.CHUNKED
-  const dropped = bodyDropped(res)
-  if (chunk) {
-    const bodyFailure = bodyReason(res, req, chunk, dropped)
-    if (bodyFailure !== null) return bodyFailure
-  }
-  return renderReason(res, chunk, dropped)
-}
-
-// The first steps of fallbackReason(): the addon and the line, then the
-// response and the chunk as OutgoingMessage#end and write_() read them.
-function stateReason (res, chunk, encoding) {
   if (binding === null) return FALLBACK.NO_BINDING
   if (internals === null) return FALLBACK.UNSUPPORTED_NODE
   if (httpDebug) return FALLBACK.DEBUG
@@ -244,16 +219,24 @@ function stateReason (res, chunk, encoding) {
       return FALLBACK.CHUNK_TYPE
     }
   }
-  return null
-}
-
-// The request and the response fields behind the framing, after the
-// socket: what the renderers and the write reproduce.
-function requestReason (res, req) {
+  // Decided before the socket is read: the fallback then costs Node's own
+  // end() and little more. A header still to render is decided in
+  // lib/shim.js nativeEnd(), once the renderer says it is Node's.
+  if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return FALLBACK.NODE_RENDERED
+  const socket = res.socket
+  const socketFailure = socketReason(res, socket, WAIT_NONE)
+  if (socketFailure !== null) return socketFailure
+  // A replaced writeHead() (on-headers: morgan, compression,
+  // express-session) matters only while end() has the header to render,
+  // and then headerFirst() may let end() render it as Node's would.
+  if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) {
+    return FALLBACK.PATCHED
+  }
   // HTTP/1.0 and 1.1 alike: _storeHeader() and end() never read the
   // version, only useChunkedEncodingByDefault (the constructor sets it
   // false for HTTP/1.0, unless TE names chunked), which the renderers
   // (lib/render.js) follow.
+  const req = res.req
   if (!req || req.httpVersionMajor !== 1 ||
       (req.httpVersionMinor !== 1 && req.httpVersionMinor !== 0) ||
       typeof res.useChunkedEncodingByDefault !== 'boolean') {
@@ -266,51 +249,39 @@ function requestReason (res, req) {
   if (res._expect_continue) return FALLBACK.EXPECT
   if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
   if (res._trailer !== '') return FALLBACK.TRAILERS
-  return null
-}
-
-// Whether the response's chunked framing is one the native path does not
-// send. Chunked framing goes out natively after a header block the
-// renderer cached as chunked (writeHead() without Content-Length), or one
-// Node's own writeHead() rendered (stored headers, array values, ...): C
-// adds the chunk around the body and the last chunk, as write_() and end()
-// do. A block the renderer rendered whose response no longer says what it
-// rendered (chunkedEncoding changed by hand), and a header end() would
-// render, are left to Node. Without a body (HEAD) end() neither frames nor
-// sends the chunk, whatever chunkedEncoding says, once the header is
-// rendered. `hasBody` is res._hasBody, a boolean (requestReason()).
-function framingRefused (res, hasBody, block) {
+  // Chunked framing goes out natively after a header block the renderer
+  // cached as chunked (writeHead() without Content-Length), or one Node's
+  // own writeHead() rendered (stored headers, array values, ...): C adds
+  // the chunk around the body and the last chunk, as write_() and end() do.
+  // A block the renderer rendered whose response no longer says what it
+  // rendered (chunkedEncoding changed by hand), and a header end() would
+  // render, are left to Node. Without a body (HEAD) end() neither frames
+  // nor sends the chunk, whatever chunkedEncoding says, once the header is
+  // rendered.
   const ours = block !== null
   const chunkedBlock = ours && block.chunked
   if (res.chunkedEncoding
     ? !chunkedBlock && (res._header === null || (hasBody === true && ours))
     : chunkedBlock) {
-    return true
+    return FALLBACK.CHUNKED
   }
-  return chunkedBlock && hasBody !== true
-}
-
-// The body end() was given (`chunk`, not empty), which Node sends or, for
-// a response without one (`dropped`, bodyDropped()), drops.
-function bodyReason (res, req, chunk, dropped) {
-  if (dropped) {
-    // write_: with rejectNonStandardBodyWrites a body Node would drop
-    // throws ERR_HTTP_BODY_NOT_ALLOWED instead, from a rendered header
-    // and a corked socket.
-    if (kRejectNonStandardBodyWrites === null || res[kRejectNonStandardBodyWrites] !== false) {
-      return noBodyReason(req)
+  if (chunkedBlock && hasBody !== true) return FALLBACK.CHUNKED
+  const dropped = bodyDropped(res)
+  if (chunk) {
+    if (dropped) {
+      // write_: with rejectNonStandardBodyWrites a body Node would drop
+      // throws ERR_HTTP_BODY_NOT_ALLOWED instead, from a rendered header
+      // and a corked socket.
+      if (kRejectNonStandardBodyWrites === null || res[kRejectNonStandardBodyWrites] !== false) {
+        return noBodyReason(req)
+      }
+    } else if (chunk.length > maxBodySize) {
+      // A string's byte length is at least its length; the native end
+      // checks the exact byte length before it changes anything.
+      return FALLBACK.BODY_TOO_LARGE
     }
-    return null
   }
-  // A string's byte length is at least its length; the native end checks
-  // the exact byte length before it changes anything.
-  return chunk.length > maxBodySize ? FALLBACK.BODY_TOO_LARGE : null
-}
 
-// The last steps of fallbackReason(): the header end() renders
-// (freshReason()) or the one rendered (headersReason()), then the chunk's
-// own properties, read once, where Node's write would read them.
-function renderReason (res, chunk, dropped) {
   let reason
   if (res._header === null) {
     reason = freshReason(res, dropped)
@@ -321,6 +292,7 @@ function renderReason (res, chunk, dropped) {
     const headers = res[kOutHeaders]
     reason = headers ? headersReason(headers) : null
   }
+  // Last: it reads the chunk's properties, once, where Node's write would.
   if (reason === null && chunk && !dropped && typeof chunk !== 'string' && !writtenAsIs(chunk)) {
     return FALLBACK.CHUNK_TYPE
   }

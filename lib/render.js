@@ -662,7 +662,7 @@ function collectStored (headers) {
 
 // --- writeHead(status, obj) ------------------------------------------------
 
-// The arguments for Node's writeHead() once fastWriteHead() stopped
+// The arguments for Node's writeHead() once writeHeadObject() stopped
 // reading: a plain object with the `count` keys its for-in loop met, in
 // that order (names[]), the first `read` values already read as data
 // (values[]), and getters for the rest (`pending` is the key being read
@@ -743,182 +743,30 @@ function lengthLike (obj) {
   return false
 }
 
-/**
- * The state of one pass of fastWriteHead() over a headers object, handed
- * from step to step (startWalk(), walkHeaders() and the steps it calls for
- * each header, then finishWriteHead()) as one record:
- * - `code`, `message`: the status line; `chunkable`: whether Node would
- *   frame the body as chunked without a Content-Length;
- * - `entry`: the cached entry whose headers equal those read so far (null
- *   once none does); `last`: the last entry that did;
- * - `copied`: whether names[] and values[] hold the headers read. While
- *   each header read is the first entry's they are left as they are: the
- *   entry holds the same names and values (its Content-Length value matched
- *   by shape, kept in `lengthValue`), and copyEntry() writes them there
- *   before anything reads them;
- * - `checked`: whether `lengthAt` and `teAt` (the indexes of Content-Length
- *   and of Transfer-Encoding so far) are known: from the last entry's for
- *   the headers it holds (checkFrom()), then from headerRenderable() for
- *   each header checked;
- * - `n`: the own keys met so far; `read`: -1 while values are read, else
- *   how many were read before Node's writeHead() had to take over (the
- *   pass then only collects the keys), `pending` and `error` when a getter
- *   threw.
- * One record for every pass: fastWriteHead() starts no pass while one runs
- * (`walking`), since a getter may call writeHead() on another response.
- */
-function Walk () {
-  this.code = 0
-  this.message = ''
-  this.chunkable = false
-  this.entry = null
-  this.last = null
-  this.copied = false
-  this.lengthValue = undefined
-  this.checked = false
-  this.lengthAt = -1
-  this.teAt = -1
-  this.n = 0
-  this.read = -1
-  this.pending = null
-  this.error = undefined
-}
-
-const walk = new Walk()
-let walking = false
-
-// Starts a pass for status `code` and `message`, whose first cached entry
-// (for this status line, from findEntry()) is `e`, or null.
-function startWalk (w, code, message, chunkable, e) {
-  w.code = code
-  w.message = message
-  w.chunkable = chunkable
-  w.entry = e
-  w.last = e
-  w.copied = e === null
-  w.lengthValue = undefined
-  w.checked = e === null
-  w.lengthAt = -1
-  w.teAt = -1
-  w.n = 0
-  w.read = -1
-  w.pending = null
-  w.error = undefined
-}
-
-/**
- * The one pass over `obj` in Node's order (_storeHeader(): for-in, own
- * keys, each value read once, then checked): while the names and values
- * equal a cached entry's they were checked when it was stored; from the
- * first that differs on, each is checked here before the next is read, as
- * _storeHeader() throws at the first bad one. The prototype chain is
- * walked once, as on Node's path, so a Proxy on it sees what it sees
- * there. (for-in also lets V8 read obj[key] through the enumeration cache,
- * where a keyed load would go megamorphic: the read stays here, in the
- * loop, and each header's work is in the steps it calls.)
- * @param {Walk} w
- * @param {object|undefined} obj writeHead()'s headers object
- */
-function walkHeaders (w, obj) {
-  for (const key in obj) {
-    if (!hasOwnProperty.call(obj, key)) continue
-    if (w.read !== -1) {
-      names[w.n++] = key
-      continue
-    }
-    let value
-    try {
-      value = obj[key]
-    } catch (err) {
-      readFailed(w, key, err)
-      continue
-    }
-    if (w.copied || !sameAsFirst(w, key, value)) readHeader(w, key, value)
-  }
-}
-
-// Whether header `i` of entry `e` is `key` with `value` (the Content-Length
-// value matched by shape only).
-function entryHas (e, i, key, value) {
-  return i < e.n && e.names[i] === key &&
-    (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)
-}
-
-// While every header read is the first entry's: whether header `key`
-// (`value`) is that entry's next one too. Else copies the headers read so
-// far into names[] and values[] and returns false.
-function sameAsFirst (w, key, value) {
-  const e = w.entry
-  const i = w.n
-  if (entryHas(e, i, key, value)) {
-    if (i === e.lengthAt) w.lengthValue = value
-    w.n = i + 1
-    return true
-  }
-  w.copied = copyEntry(e, i, w.lengthValue)
-  return false
-}
-
-// Header `key` (`value`), once names[] and values[] hold the headers read:
-// matched against the cached entries while one holds every header so far,
-// else checked (headerRenderable()); one Node must render stops the
-// reading.
-function readHeader (w, key, value) {
-  const i = w.n
-  names[i] = key
-  values[i] = value
-  w.n = i + 1
-  if (w.entry !== null) {
-    if (entryHas(w.entry, i, key, value)) return
-    const e = findEntry(w.code, w.message, -1, i + 1, true, w.chunkable)
-    w.entry = e
-    if (e !== null) {
-      w.last = e
-      return
-    }
-  }
-  if (!w.checked) checkFrom(w, i)
-  if (!headerRenderable(w, i, key, value)) w.read = i + 1
-}
-
-// A getter of the headers object threw: Node's writeHead() takes over from
-// this key, whose getter then throws the same error where Node reads it.
-function readFailed (w, key, err) {
-  if (!w.copied) w.copied = copyEntry(w.entry, w.n, w.lengthValue)
-  names[w.n] = key
-  w.read = w.n++
-  w.pending = key
-  w.error = err
-}
-
-// The first `n` headers are the last entry's: its framing headers among
-// them are the response's so far.
-function checkFrom (w, n) {
-  const last = w.last
-  w.checked = true
-  w.lengthAt = last.lengthAt < n ? last.lengthAt : -1
-  w.teAt = last.teAt < n ? last.teAt : -1
-}
+// What writeHeadObject() found for the header just read when no cached
+// entry has it: the index of Content-Length and of Transfer-Encoding so
+// far, or a value that Node's own writeHead() must take over.
+const scan = { lengthAt: -1, teAt: -1 }
 
 // The checks _storeHeader() makes on header `i` (name `key`, `value`),
 // plus the shapes this renderer reproduces: Content-Length once, or
-// (when `w.chunkable`) a Transfer-Encoding naming chunked, Date, and no
-// other header _storeHeader() treats apart. Returns false when Node must
-// render (and may throw) from this header on.
-function headerRenderable (w, i, key, value) {
+// (when `chunkable`) a Transfer-Encoding naming chunked, Date, and no other
+// header _storeHeader() treats apart. Returns false when Node must render
+// (and may throw) from this header on.
+function headerRenderable (i, key, value, chunkable) {
   if (!TOKEN.test(key)) return false
   const special = specialName(key)
   if (special === 'content-length') {
     // Two spellings of Content-Length (Node keeps the last value), or one
     // with Transfer-Encoding.
-    if (w.lengthAt !== -1 || w.teAt !== -1) return false
-    w.lengthAt = i
+    if (scan.lengthAt !== -1 || scan.teAt !== -1) return false
+    scan.lengthAt = i
   } else if (special === 'transfer-encoding') {
-    if (!w.chunkable || w.teAt !== -1 || w.lengthAt !== -1 || typeof value !== 'string' ||
+    if (!chunkable || scan.teAt !== -1 || scan.lengthAt !== -1 || typeof value !== 'string' ||
         !TE_CHUNKED.test(value)) {
       return false
     }
-    w.teAt = i
+    scan.teAt = i
   } else if (special !== '' && special !== 'date') {
     return false
   }
@@ -926,7 +774,29 @@ function headerRenderable (w, i, key, value) {
   if (type === 'string') return !INVALID_HEADER_CHAR.test(value)
   if (type === 'number') return true
   // Arrays render one line per value; not as Content-Length.
-  return Array.isArray(value) && arrayRenderable(value) && i !== w.lengthAt
+  return Array.isArray(value) && arrayRenderable(value) && i !== scan.lengthAt
+}
+
+// True while fastWriteHead() reads a headers object: a getter may call
+// writeHead() on another response, which then goes to Node's writeHead()
+// (the pass keeps its names and values in this file's scratch arrays).
+let walking = false
+
+/**
+ * ServerResponse#writeHead(statusCode[, reason][, obj]) by the renderer:
+ * writeHeadObject() on a response whose headers setHeader() left empty,
+ * unless a pass over another headers object is running.
+ * @returns {true|false|Array} true when rendered, false for Node's
+ *   writeHead(), or the arguments Node's writeHead() takes over with
+ */
+function fastWriteHead (res, statusCode, reason, obj) {
+  if (walking) return false
+  walking = true
+  try {
+    return writeHeadObject(res, statusCode, reason, obj)
+  } finally {
+    walking = false
+  }
 }
 
 /**
@@ -942,13 +812,22 @@ function headerRenderable (w, i, key, value) {
  * and sets the same fields; each value is read once. Anything else,
  * including every input Node rejects, returns false before changing
  * anything, or the arguments for Node's writeHead() when values were read.
- * Steps: the status line and the shape of the call here, then the pass
- * over the headers (walkHeaders(), its state in `walk`), then
- * finishWriteHead().
+ * Long: the headers are read in one for-in pass, in Node's order and each
+ * value once (a getter or a Proxy sees what Node's loop shows it), while
+ * the pass matches them against cached entries. TurboFan compiles a
+ * function this size on its own and inlines the helpers of the cache hit
+ * (findEntry(), matches(), stateMatches(), applyBlock(), ...) within its
+ * inlining budget, which they fill; split into steps with the pass's state
+ * in a record, it was small enough to be inlined into its caller, where
+ * the steps became calls, and a cached response cost more instructions
+ * (benchmark/RESULTS.md, "fastWriteHead() and fallbackReason() in steps").
+ * The cache-miss rendering is apart (renderWriteHeadMiss()), and so are
+ * the hand-over to Node (handOver()) and the checks of a header no entry
+ * has (headerRenderable()).
  * @returns {true|false|Array} true when rendered
  */
-function fastWriteHead (res, statusCode, reason, obj) {
-  if (walking || res[kOutHeaders] !== null || !writeHeadable(res, statusCode)) return false
+function writeHeadObject (res, statusCode, reason, obj) {
+  if (res[kOutHeaders] !== null || !writeHeadable(res, statusCode)) return false
   const code = statusCode | 0
   if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
     return false
@@ -967,78 +846,147 @@ function fastWriteHead (res, statusCode, reason, obj) {
       typeof obj !== 'object' || isProxy(obj) || Array.isArray(obj)))) {
     return false
   }
-  const chunkable = chunkableHead(res, code)
-  if (!chunkable && !lengthLike(obj)) return false
-  // The first cached entry for this status line: writeHead() checks
-  // statusMessage before it reads any header, with the same expression.
-  const e = findEntry(code, message, -1, 0, true, chunkable)
-  if (e === null && INVALID_HEADER_CHAR.test(message)) return false
-  startWalk(walk, code, message, chunkable, e)
-  walking = true
-  try {
-    walkHeaders(walk, obj)
-  } finally {
-    walking = false
-  }
-  return finishWriteHead(res, walk, reason, obj)
-}
-
-// Without Content-Length _storeHeader() frames the body as chunked when
-// the response has one and nothing turned that off; HEAD, 204 and 304
-// (writeHead() sets _hasBody = false for them before _storeHeader(), and
-// applyBlock() does the same), a removed Transfer-Encoding or a
-// _contentLength set by hand are Node's to render.
-function chunkableHead (res, code) {
-  return code !== 204 && code !== 304 && res._hasBody === true &&
+  // Without Content-Length _storeHeader() frames the body as chunked when
+  // the response has one and nothing turned that off; HEAD, 204 and 304
+  // (writeHead() sets _hasBody = false for them before _storeHeader(), and
+  // applyBlock() does the same), a removed Transfer-Encoding or a
+  // _contentLength set by hand are Node's to render.
+  const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
     res._removedTE === false && typeof res._contentLength !== 'number' &&
     res.useChunkedEncodingByDefault === true
-}
+  if (!chunkable && !lengthLike(obj)) return false
 
-// After the pass `w` over `obj`: the arguments for Node's writeHead() when
-// it must take over (handOver()), else the block of the cached entry that
-// has the headers and the response's state, else the block rendered now
-// (renderWriteHeadMiss()). Returns what fastWriteHead() returns.
-function finishWriteHead (res, w, reason, obj) {
-  const n = w.n
-  if (w.read !== -1) {
-    const error = w.error
-    w.error = undefined
-    return handOver(obj, reason, w.read, n, w.pending, w.pending !== null, error)
-  }
-  let e = w.entry
-  if (e !== null && e.n !== n) {
-    // The entry has more headers than the object.
-    if (!w.copied) w.copied = copyEntry(e, n, w.lengthValue)
-    e = findEntry(w.code, w.message, n, n, true, w.chunkable)
-  }
-  if (e === null) {
-    if (!w.checked) checkFrom(w, n)
-    // No Content-Length where Node would not frame the body as chunked.
-    if (w.lengthAt === -1 && !w.chunkable) return handOver(obj, reason, n, n, null, false, undefined)
-  }
-  const ownMessage = typeof reason === 'string'
-  if (e !== null && stateMatches(e, res, stateOf(res))) {
-    const chunked = e.lengthAt === -1
+  // The first cached entry for this status line: writeHead() checks
+  // statusMessage before it reads any header, with the same expression.
+  let e = findEntry(code, message, -1, 0, true, chunkable)
+  if (e === null && INVALID_HEADER_CHAR.test(message)) return false
+
+  // One pass in Node's order (_storeHeader(): for-in, own keys, each value
+  // read once, then checked): while the names and values equal a cached
+  // entry's they were checked when it was stored; from the first that
+  // differs on, each is checked here before the next is read, as
+  // _storeHeader() throws at the first bad one. The prototype chain is
+  // walked once, as on Node's path, so a Proxy on it sees what it sees
+  // there. (for-in also lets V8 read obj[key] through the enumeration
+  // cache, where a keyed load would go megamorphic.)
+  let i = 0
+  let last = e
+  let checked = e === null
+  scan.lengthAt = -1
+  scan.teAt = -1
+  // Once Node must take over, the loop only collects the keys it has yet to
+  // meet (reading stopped after `read` values).
+  let read = -1
+  let pending = null
+  let error
+  // While each header read is the first entry's, names[] and values[] are
+  // left as they are: the entry holds the same names and values (its
+  // Content-Length value matched by shape, kept in `lengthValue`), and
+  // copyEntry() writes them there before anything reads them.
+  let copied = e === null
+  let lengthValue
+  for (const key in obj) {
+    if (!hasOwnProperty.call(obj, key)) continue
+    if (read !== -1) {
+      names[i] = key
+      i++
+      continue
+    }
     let value
-    if (w.copied) {
-      value = chunked ? undefined : values[e.lengthAt]
+    try {
+      value = obj[key]
+    } catch (err) {
+      if (!copied) copied = copyEntry(e, i, lengthValue)
+      names[i] = key
+      read = i++
+      pending = key
+      error = err
+      continue
+    }
+    if (!copied) {
+      if (i < e.n && e.names[i] === key) {
+        if (i === e.lengthAt) {
+          if (value === e.lastValue || lengthCacheable(value)) {
+            lengthValue = value
+            i++
+            continue
+          }
+        } else if (e.values[i] === value) {
+          i++
+          continue
+        }
+      }
+      copied = copyEntry(e, i, lengthValue)
+    }
+    names[i] = key
+    values[i] = value
+    if (e !== null) {
+      if (i < e.n && e.names[i] === key &&
+          (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
+        i++
+        continue
+      }
+      e = findEntry(code, message, -1, i + 1, true, chunkable)
+      if (e !== null) {
+        last = e
+        i++
+        continue
+      }
+    }
+    if (!checked) {
+      // The headers before this one are the last entry's: its framing
+      // headers among them.
+      checked = true
+      scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
+      scan.teAt = last.teAt < i ? last.teAt : -1
+    }
+    if (!headerRenderable(i, key, value, chunkable)) read = i + 1
+    i++
+  }
+  const n = i
+  if (read !== -1) return handOver(obj, reason, read, n, pending, pending !== null, error)
+  if (e !== null && e.n !== n) {
+    if (!copied) copied = copyEntry(e, n, lengthValue)
+    e = findEntry(code, message, n, n, true, chunkable)
+  }
+  let lengthAt
+  let teAt
+  if (e !== null) {
+    lengthAt = e.lengthAt
+    teAt = e.teAt
+  } else {
+    if (!checked) {
+      scan.lengthAt = last.lengthAt < n ? last.lengthAt : -1
+      scan.teAt = last.teAt < n ? last.teAt : -1
+    }
+    lengthAt = scan.lengthAt
+    teAt = scan.teAt
+    // No Content-Length where Node would not frame the body as chunked.
+    if (lengthAt === -1 && !chunkable) return handOver(obj, reason, n, n, null, false, undefined)
+  }
+
+  const chunked = lengthAt === -1
+  if (e !== null && stateMatches(e, res, stateOf(res))) {
+    let value
+    if (copied) {
+      value = chunked ? undefined : values[lengthAt]
       clearScratch(n)
     } else {
-      value = chunked ? undefined : w.lengthValue
+      value = chunked ? undefined : lengthValue
     }
     headOf(e, value)
-    applyBlock(res, w.code, w.message, ownMessage, chunked ? undefined : e.lastNumber, e.last, e)
+    applyBlock(res, code, message, typeof reason === 'string', chunked ? undefined : e.lastNumber,
+      e.last, e)
     return true
   }
-  if (!w.copied) copyEntry(e, n, w.lengthValue)
-  const lengthAt = e !== null ? e.lengthAt : w.lengthAt
-  const teAt = e !== null ? e.teAt : w.teAt
-  renderWriteHeadMiss(res, w.code, w.message, ownMessage, n, lengthAt, lengthAt === -1, teAt)
+
+  if (!copied) copyEntry(e, n, lengthValue)
+  renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked, teAt)
   return true
 }
 
 // Writes into names[] and values[] the first `upTo` headers of entry `e`,
-// which fastWriteHead() read and found equal to the entry's (the
+// which writeHeadObject() read and found equal to the entry's (the
 // Content-Length value, matched by shape, is `lengthValue`). Returns true.
 function copyEntry (e, upTo, lengthValue) {
   const en = e.names
@@ -1050,7 +998,7 @@ function copyEntry (e, upTo, lengthValue) {
   return true
 }
 
-// What fastWriteHead() and storedWriteHead() ask of the response before
+// What writeHeadObject() and storedWriteHead() ask of the response before
 // anything else. Only primitive statuses: ToInt32 of an object would run
 // user code twice when Node's writeHead() takes over.
 function writeHeadable (res, statusCode) {
@@ -1169,7 +1117,7 @@ function storedAgain (res, c, headers, ownMessage) {
   return true
 }
 
-// fastWriteHead() for headers no cached entry holds: renders them (the
+// writeHeadObject() for headers no cached entry holds: renders them (the
 // checks were made while reading), stores the block and applies it. Kept
 // apart so that the cache-hit path stays small enough for V8 to inline
 // what it calls.
