@@ -1,10 +1,10 @@
 'use strict'
 
-// The pass of the shim's writeHead() over a headers object keeps its state
-// in one record (lib/render.js, Walk): a getter that calls writeHead() on
-// another response, and a pass that throws, must leave each response with
-// the block Node's own writeHead() renders, and the next response on the
-// native renderer.
+// The pass of the shim's writeHead() over a headers object keeps the names
+// and values it read in scratch arrays of lib/render.js: a getter that
+// calls writeHead() on another response, and a pass that throws, must
+// leave each response with the block Node's own writeHead() renders, and
+// the next response on the native renderer.
 
 const http = require('node:http')
 const t = require('tap')
