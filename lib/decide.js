@@ -14,25 +14,19 @@ const {
 const { currentWriteHead } = require('./write-head.js')
 
 // The cap on a body's byte length that install({ maxBodySize }) sets
-// (rules.js DEFAULT_MAX_BODY: none). Owned here, where the decision reads
-// it: setMaxBodySize() is its one writer (lib/index.js install()), and
-// `options` a read-only view of it for lib/shim.js nativeEnd(), which
-// checks the exact byte length.
-let maxBodySize = DEFAULT_MAX_BODY
+// (rules.js DEFAULT_MAX_BODY: none), read by fallbackReason() and by
+// lib/shim.js nativeEnd(), which checks the exact byte length. Owned
+// here: setMaxBodySize() is its one writer (lib/index.js install()). A
+// data property, not a getter: nativeEnd() reads it on every response.
+const options = { maxBodySize: DEFAULT_MAX_BODY }
 
 /**
  * Sets the cap on a body's byte length (install({ maxBodySize })).
  * @param {number} max a non-negative safe integer, checked by the caller
  */
 function setMaxBodySize (max) {
-  maxBodySize = max
+  options.maxBodySize = max
 }
-
-const options = Object.freeze({
-  get maxBodySize () {
-    return maxBodySize
-  }
-})
 
 const { isUint8Array } = util.types
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
@@ -275,7 +269,7 @@ function fallbackReason (res, chunk, encoding, block) {
       if (kRejectNonStandardBodyWrites === null || res[kRejectNonStandardBodyWrites] !== false) {
         return noBodyReason(req)
       }
-    } else if (chunk.length > maxBodySize) {
+    } else if (chunk.length > options.maxBodySize) {
       // A string's byte length is at least its length; the native end
       // checks the exact byte length before it changes anything.
       return FALLBACK.BODY_TOO_LARGE
