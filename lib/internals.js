@@ -47,16 +47,26 @@ const KNOWN_SYMBOLS = [
 // _isLenientHeaderValidation().
 const NODE24_SYMBOLS = ['kWritableFinished', 'kEndCallbacks', 'kFlushError', 'kLenientCache']
 
+// What this file builds to learn from Node's own code is never an object of
+// a class the application's server builds too (no Writable, Socket or
+// EventEmitter, no response of a shape of its own): every such object is
+// one more hidden class at the stores Node's constructors share
+// (EventEmitter.init, OutgoingMessage), which V8 then turns megamorphic,
+// and every request pays for that, on Node's path too
+// (benchmark/instructions.js shapes h3 and chunks4cl, and
+// benchmark/RESULTS.md, "what a response that falls back costs").
+
 // The error Node 24's onFinish() reports when the socket went away without
 // one: ERR_STREAM_DESTROYED('end'). Its class is taken from Node's own
-// Writable, which reports a write after destroy() on the next tick, long
-// before any response can need it.
+// Writable#end, which reports an end() after destroy() on the next tick,
+// long before any response can need it; it runs on a bare WritableState
+// (see above).
 let DestroyedError = null
 function learnDestroyedError () {
-  const w = new stream.Writable({ write (chunk, encoding, cb) { cb() } })
-  w.on('error', () => {})
-  w.destroy()
-  w.write('x', (err) => {
+  const state = new stream.Writable.WritableState({}, null, false)
+  state.ending = true
+  state.destroyed = true
+  stream.Writable.prototype.end.call({ _writableState: state }, (err) => {
     if (err && err.code === 'ERR_STREAM_DESTROYED') DestroyedError = err.constructor
   })
 }
@@ -83,8 +93,8 @@ function accessorOf (proto, key) {
 // socket. Learnt here, and null when any of it does not hold (the shim
 // then reads Node's getters):
 // - the Writable state's bit-field symbol and the bit of needDrain, found
-//   on a throwaway Writable by setting the flag and reading it back
-//   through Node's own getter;
+//   on a throwaway WritableState (no Writable: see above) by setting the
+//   flag and reading it back through Node's own getter;
 // - that net.Socket reads `destroyed`, `writable`, `writableNeedDrain` and
 //   `_handle` through the accessors Duplex and net.Socket define, so that a
 //   writable socket whose constructor is net.Socket itself (not a subclass:
@@ -93,8 +103,7 @@ function accessorOf (proto, key) {
 // The symbol behind `_handle` is learnt from the first real socket
 // (learn()).
 function learnWritableState () {
-  const w = new stream.Writable({ write (chunk, encoding, cb) { cb() } })
-  const state = w._writableState
+  const state = new stream.Writable.WritableState({}, null, false)
   const kState = findSymbol(state, 'kState')
   if (kState === null || typeof state[kState] !== 'number' || state.needDrain !== false) return null
   const before = state[kState]
@@ -189,22 +198,16 @@ function methodsOf (proto, names) {
 
 // Node's utcDate() value, read through `storeHeader` (the original
 // _storeHeader).
-function dateReader (storeHeader) {
+function dateReader (storeHeader, dateProbe) {
   // Node's module-private utcDate() cache is reached through the original
-  // _storeHeader on a minimal receiver: with no headers, _removedConnection
-  // and no body it renders just the Date line.
-  const dateProbe = {
-    // 24.19+ and 26.4+ ask for lenient validation while rendering.
-    _isLenientHeaderValidation () { return false },
-    sendDate: true,
-    chunkedEncoding: false,
-    _removedConnection: true,
-    shouldKeepAlive: true,
-    _hasBody: false,
-    _header: null,
-    _headerSent: false,
-    _last: false
-  }
+  // _storeHeader on `dateProbe`, a response no socket serves: with no
+  // headers, _removedConnection and no body it renders just the Date line.
+  // The status message first, as writeHead() sets it before
+  // _storeHeader(): the response has the hidden class of the ones Node
+  // renders (see above).
+  dateProbe.statusMessage = 'OK'
+  dateProbe._removedConnection = true
+  dateProbe._hasBody = false
   function nodeDate () {
     storeHeader.call(dateProbe, '', null)
     const h = dateProbe._header
@@ -246,6 +249,9 @@ function writeProtocolOf (probedWrite, kNeedDrain, kChunkedBuffer, kChunkedLengt
   return null
 }
 
+// What ServerResponse's constructor reads of its request.
+const PROBE_REQUEST = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 }
+
 // Resolves everything above once; null when anything does not hold.
 // Long: one list of what the shim reads of Node, checked in turn, ending
 // in the one frozen object every file of the native path reads.
@@ -267,10 +273,11 @@ function resolve () {
   const shape = probed.shape
   if (!shapeKnown(shape, protocolName)) return null
 
-  // The symbols themselves, from an instance built by OutgoingMessage's
-  // constructor alone (which sets every one of them): ServerResponse's
-  // constructor, run for every request, never sees a fake request here.
-  const probe = Reflect.construct(OM, [], SR)
+  // The symbols themselves, from a response no socket serves, built as
+  // the server builds each one (see above: an instance of a class of its
+  // own, as Reflect.construct(OM, [], SR) makes, would give Node's
+  // constructors one more hidden class). Its request is only read.
+  const probe = new SR(PROBE_REQUEST)
   const kOutHeaders = findSymbol(probe, 'kOutHeaders')
   const kCorked = findSymbol(probe, 'corked')
   if (kOutHeaders === null || kCorked === null) return null
@@ -282,7 +289,7 @@ function resolve () {
     return null
   }
 
-  const nodeDate = dateReader(OM.prototype._storeHeader)
+  const nodeDate = dateReader(OM.prototype._storeHeader, probe)
   if (!/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/.test(nodeDate())) return null
 
   const socketState = learnWritableState()

@@ -306,13 +306,14 @@ function stateMatches (e, res, state) {
 
 // The first stored entry matching the status, names and `upTo` values.
 // `writeHeadShape` asks for one writeHead() can render: Content-Length from
-// the headers (not one end() appended), or, when `chunkable`, chunked
-// framing; a fresh response never takes a chunked one.
-function findEntry (code, message, n, upTo, writeHeadShape, chunkable) {
+// the headers, or, when `chunkable`, chunked framing, or, when
+// `appendable`, the Content-Length line _storeHeader() appends (as end()
+// does for a fresh response); a fresh response never takes a chunked one.
+function findEntry (code, message, n, upTo, writeHeadShape, chunkable, appendable) {
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]
     if (e.slot !== -1 && e.lines !== 0 &&
-        (writeHeadShape ? e.lengthAt >= 0 || (chunkable && e.chunked) : !e.chunked) &&
+        (writeHeadShape ? e.lengthAt >= 0 || (e.chunked ? chunkable : appendable === true) : !e.chunked) &&
         matches(e, code, message, n, upTo)) {
       return e
     }
@@ -854,11 +855,12 @@ function writeHeadObject (res, statusCode, reason, obj) {
   const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
     res._removedTE === false && typeof res._contentLength !== 'number' &&
     res.useChunkedEncodingByDefault === true
-  if (!chunkable && !lengthLike(obj)) return false
+  const appendable = handLength(res, code)
+  if (!chunkable && !appendable && !lengthLike(obj)) return false
 
   // The first cached entry for this status line: writeHead() checks
   // statusMessage before it reads any header, with the same expression.
-  let e = findEntry(code, message, -1, 0, true, chunkable)
+  let e = findEntry(code, message, -1, 0, true, chunkable, appendable)
   if (e === null && INVALID_HEADER_CHAR.test(message)) return false
 
   // One pass in Node's order (_storeHeader(): for-in, own keys, each value
@@ -926,7 +928,7 @@ function writeHeadObject (res, statusCode, reason, obj) {
         i++
         continue
       }
-      e = findEntry(code, message, -1, i + 1, true, chunkable)
+      e = findEntry(code, message, -1, i + 1, true, chunkable, appendable)
       if (e !== null) {
         last = e
         i++
@@ -947,7 +949,7 @@ function writeHeadObject (res, statusCode, reason, obj) {
   if (read !== -1) return handOver(obj, reason, read, n, pending, pending !== null, error)
   if (e !== null && e.n !== n) {
     if (!copied) copied = copyEntry(e, n, lengthValue)
-    e = findEntry(code, message, n, n, true, chunkable)
+    e = findEntry(code, message, n, n, true, chunkable, appendable)
   }
   let lengthAt
   let teAt
@@ -962,20 +964,25 @@ function writeHeadObject (res, statusCode, reason, obj) {
     lengthAt = scan.lengthAt
     teAt = scan.teAt
     // No Content-Length where Node would not frame the body as chunked.
-    if (lengthAt === -1 && !chunkable) return handOver(obj, reason, n, n, null, false, undefined)
+    if (lengthAt === -1 && !chunkable && !appendable) {
+      return handOver(obj, reason, n, n, null, false, undefined)
+    }
   }
 
-  const chunked = lengthAt === -1
+  // Without a Content-Length header: the line _storeHeader() appends for
+  // the length set by hand, else chunked framing.
+  const chunked = lengthAt === -1 && !appendable
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     let value
     if (copied) {
-      value = chunked ? undefined : values[lengthAt]
+      value = lengthAt === -1 ? undefined : values[lengthAt]
       clearScratch(n)
     } else {
-      value = chunked ? undefined : lengthValue
+      value = lengthAt === -1 ? undefined : lengthValue
     }
+    if (!chunked && lengthAt === -1) value = res._contentLength
     headOf(e, value)
-    applyBlock(res, code, message, typeof reason === 'string', chunked ? undefined : e.lastNumber,
+    applyBlock(res, code, message, typeof reason === 'string', lengthAt === -1 ? undefined : e.lastNumber,
       e.last, e)
     return true
   }
@@ -983,6 +990,18 @@ function writeHeadObject (res, statusCode, reason, obj) {
   if (!copied) copyEntry(e, n, lengthValue)
   renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked, teAt)
   return true
+}
+
+// Whether _storeHeader() would append `Content-Length: <res._contentLength>`
+// after the automatic lines, for headers without Content-Length or
+// Transfer-Encoding: a length set by hand before writeHead()
+// (@hono/node-server sets it, then passes only Content-Type) on a response
+// it frames by length. The block is then the one end() renders for a
+// fresh response with that body length, and is cached as such.
+function handLength (res, code) {
+  return code !== 204 && code !== 304 && res._hasBody === true && res._removedContLen === false &&
+    res.useChunkedEncodingByDefault === true && typeof res._contentLength === 'number' &&
+    lengthCacheable(res._contentLength)
 }
 
 // Writes into names[] and values[] the first `upTo` headers of entry `e`,
@@ -1130,15 +1149,20 @@ function renderWriteHeadMiss (res, code, message, ownMessage, n, lengthAt, chunk
     renderEntry(res, null, key, values[i], i === lengthAt)
   }
   renderTail(res, dated)
-  // After the automatic lines, as _storeHeader() adds it.
+  // After the automatic lines, as _storeHeader() adds them: chunked
+  // framing, or the length set by hand (handLength()) as a hole.
   if (chunked && teAt === -1) {
     tail.head += 'Transfer-Encoding: chunked\r\n'
     tail.lines++
+  } else if (!chunked && lengthAt === -1) {
+    tail.prefix = tail.head + 'Content-Length: '
+    tail.head = '\r\n'
+    tail.lines++
   }
   const stored = store(res, code, message, n, lengthAt, dated, chunked, teAt)
-  const value = chunked ? undefined : values[lengthAt]
+  const value = chunked ? undefined : lengthAt === -1 ? res._contentLength : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, code, message, ownMessage, !chunked, value, stored, chunked)
+  applyRendered(res, code, message, ownMessage, lengthAt !== -1, value, stored, chunked)
 }
 
 /**

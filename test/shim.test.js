@@ -553,8 +553,9 @@ const ROWS = [
       check(res, 'x')
       res.end('x')
     },
-    // The wrapper runs with _contentLength set: Node renders the block.
-    counted: renderedPath({ native: 1 }, { 'node-rendered': 1 })
+    // The wrapper runs with _contentLength set: the renderer appends it as
+    // Node's _storeHeader() does, and caches the block.
+    counted: { native: 1 }
   },
   {
     // Once the header is rendered end() calls none of them.
@@ -570,13 +571,26 @@ const ROWS = [
     counted: { native: 1 }
   },
   {
-    // A block Node's writeHead() rendered (the length set by hand, as
-    // @hono/node-server does) with a string body.
+    // The length set by hand, as @hono/node-server does: the renderer
+    // appends it as _storeHeader() does, and caches the block.
+    want: null,
+    name: 'a length set by hand, then writeHead() without one',
+    run (req, res, check) {
+      res._contentLength = 1
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      check(res, 'x')
+      res.end('x')
+    },
+    counted: { native: 1 }
+  },
+  {
+    // A block Node's writeHead() rendered (header pairs in an array) with a
+    // string body.
     want: renderedPath(null, FALLBACK.NODE_RENDERED),
     name: 'a block Node rendered, then a string body',
     run (req, res, check) {
       res._contentLength = 1
-      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      res.writeHead(200, [['Content-Type', 'text/plain']])
       check(res, 'x')
       res.end('x')
     },
