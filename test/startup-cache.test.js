@@ -98,7 +98,9 @@ t.test('the preload does not wait for the probe: Node\'s own path until it answe
 t.test('the stored answer outlives a process that exits before the probe answers', async t => {
   const cacheDir = emptyCache()
   const { file } = entryFile(cacheDir)
-  node(['-r', REGISTER_CJS, '-e', 'require("node:http")'], { HTTP_ONESHOT_CACHE_DIR: cacheDir })
+  // listen() starts the load, and the probe with it.
+  node(['-r', REGISTER_CJS, '-e', 'require("node:http").createServer().listen(0, "127.0.0.1", function () { this.close() })'],
+    { HTTP_ONESHOT_CACHE_DIR: cacheDir })
   // The child outlives its parent and stores the answer itself.
   const deadline = Date.now() + 15000
   while (!fs.existsSync(file) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
