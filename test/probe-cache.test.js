@@ -127,18 +127,22 @@ t.test('processes started together with no answer stored', async t => {
   const { key, file } = entryFile(cacheDir)
   const env = { ...process.env, HTTP_ONESHOT_CACHE_DIR: cacheDir }
   delete env.NODE_OPTIONS
-  const app = 'require("node:http").createServer().listen(0, "127.0.0.1", function () { setTimeout(() => this.close(), 300) })'
+  // Each process waits for its probe's answer, so that no child is left
+  // to write into the directory after the test.
+  const app = `const oneshot = require(${JSON.stringify(path.join(ROOT, 'lib', 'index.js'))})
+require('node:http').createServer().listen(0, '127.0.0.1', function () {
+  const started = Date.now()
+  const wait = () => oneshot.stats().inactiveReason === 'probe-pending' && Date.now() - started < 20000
+    ? setTimeout(wait, 20)
+    : this.close()
+  wait()
+})`
   const run = () => new Promise((resolve) => {
     spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), '-e', app], { env, stdio: 'ignore' })
       .on('close', resolve)
   })
   const codes = await Promise.all(Array.from({ length: 4 }, run))
   t.strictSame(codes, [0, 0, 0, 0])
-  const deadline = Date.now() + 15000
-  while (!fs.existsSync(file) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-  // The children that store after their parents exited: wait for the
-  // temporary files to go too.
-  while (fs.readdirSync(cacheDir).length > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
   t.strictSame(fs.readdirSync(cacheDir), [path.basename(file)], 'one entry, no temporary file left')
   t.equal(JSON.parse(fs.readFileSync(file, 'utf8')).key, key)
 })
