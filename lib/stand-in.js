@@ -54,22 +54,23 @@ function original (name) {
   return desc === undefined ? null : desc.value
 }
 
-// One function per method, with the method's parameters: each is what a
-// wrapper put on over it calls.
+// One function per method, with the method's name and parameters (and, as
+// Node's, a function that has a prototype): each is what a wrapper put on
+// over it calls.
 const STAND_INS = {
-  end (chunk, encoding, callback) {
+  end: function end (chunk, encoding, callback) {
     return target('end').call(this, chunk, encoding, callback)
   },
-  writeHead (statusCode, reason, obj) {
+  writeHead: function writeHead (statusCode, reason, obj) {
     return target('writeHead').call(this, statusCode, reason, obj)
   },
-  setHeader (name, value) {
+  setHeader: function setHeader (name, value) {
     return target('setHeader').call(this, name, value)
   },
-  write (chunk, encoding, callback) {
+  write: function write (chunk, encoding, callback) {
     return target('write').call(this, chunk, encoding, callback)
   },
-  uncork () {
+  uncork: function uncork () {
     return target('uncork').call(this)
   }
 }
