@@ -2,9 +2,10 @@
 
 // What the preload costs a process at start-up:
 //   node benchmark/startup.js [nodes=20,22.23.5,24.22.3,26.12.1] [runs=11]
-//     [cache=warm,cold] [root=<checkout>] [json=<file>]
+//     [cache=warm,cold] [scripts=none,http,listen] [root=<checkout>] [json=<file>]
 // Each cell is a whole process, `node [preload] -e <script>`, where the
-// script either loads nothing or runs require('http'), then prints the
+// script loads nothing (none), runs require('http') (http), or starts an
+// HTTP server listening and closes it (listen), then prints the
 // process's CPU time (process.cpuUsage(): user+sys of every thread so far)
 // and its thread count (/proc/self/task). Cells are interleaved run by run,
 // so that a change in the machine's load touches every cell alike; the
@@ -42,8 +43,12 @@ const REPORT = 'const u = process.cpuUsage(); const fs = require("node:fs"); ' +
   'process.stdout.write(JSON.stringify({ cpu: (u.user + u.system) / 1000 + children, tasks }))'
 const SCRIPTS = {
   none: REPORT,
-  http: 'require("node:http"); ' + REPORT
+  http: 'require("node:http"); ' + REPORT,
+  // A server that starts listening: the preload loads the shim, the addon
+  // and the probe's answer then (lib/stand-in.js).
+  listen: 'require("node:http").createServer().listen(0, "127.0.0.1", function () { this.close(); ' + REPORT + ' })'
 }
+const SCRIPT_NAMES = { none: 'nothing', http: "require('http')", listen: 'listen()' }
 // An empty module, so that what `--import` costs Node itself (a module
 // loader, on Node 20 a hooks thread too) stands apart from the preload's.
 const EMPTY_ESM = path.join(__dirname, 'lib', 'empty.mjs')
@@ -90,9 +95,9 @@ function probeChildCpu (node, runs) {
   return median(xs)
 }
 
-function cells (caches) {
+function cells (caches, scripts) {
   const list = []
-  for (const script of Object.keys(SCRIPTS)) {
+  for (const script of scripts) {
     list.push({ preload: 'plain', script, cache: '-' })
     list.push({ preload: '--import empty', script, cache: '-' })
     for (const preload of ['-r', '--import']) {
@@ -102,12 +107,12 @@ function cells (caches) {
   return list
 }
 
-function measureNode (name, node, runs, caches, tmp) {
+function measureNode (name, node, runs, caches, scripts, tmp) {
   const warmDir = fs.mkdtempSync(path.join(tmp, 'warm-'))
   // Fills the warm directory: an explicit install() probes and stores.
   childProcess.spawnSync(node, ['-e', `require(${JSON.stringify(path.join(ROOT, 'lib', 'index.js'))}).install()`],
     { env: cleanEnv({ HTTP_ONESHOT_CACHE_DIR: warmDir }) })
-  const list = cells(caches)
+  const list = cells(caches, scripts)
   const results = list.map(() => ({ cpu: [], wall: [], tasks: [] }))
   for (let round = 0; round < runs; round++) {
     list.forEach((cell, i) => {
@@ -134,7 +139,7 @@ function table (rows, probeCpu) {
   for (const row of rows) {
     const plain = rows.find((r) => r.node === row.node && r.script === row.script && r.preload === 'plain')
     const over = row.preload === 'plain' ? '' : (row.cpu - plain.cpu >= 0 ? '+' : '') + (row.cpu - plain.cpu).toFixed(1)
-    lines.push(`| ${row.node} | ${row.script === 'http' ? "require('http')" : 'nothing'} | ${row.preload} | ` +
+    lines.push(`| ${row.node} | ${SCRIPT_NAMES[row.script]} | ${row.preload} | ` +
       `${row.cache} | ${row.cpu.toFixed(1)} | ${over} | ${row.wall.toFixed(1)} | ${row.tasks} |`)
   }
   lines.push('')
@@ -146,8 +151,12 @@ function table (rows, probeCpu) {
 
 async function main () {
   const opts = parseArgs(process.argv.slice(2), {
-    nodes: '20,22.23.5,24.22.3,26.12.1', runs: 11, cache: 'warm,cold', root: '', json: ''
+    nodes: '20,22.23.5,24.22.3,26.12.1', runs: 11, cache: 'warm,cold', scripts: 'none,http,listen', root: '', json: ''
   })
+  const scripts = opts.scripts.split(',').filter(Boolean)
+  for (const script of scripts) {
+    if (!(script in SCRIPTS)) throw Object.assign(new Error(`no script "${script}"`), { code: 'ERR_BENCH_USAGE' })
+  }
   if (opts.root) ROOT = path.resolve(opts.root)
   const caches = opts.cache.split(',').filter(Boolean)
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-startup-'))
@@ -156,7 +165,7 @@ async function main () {
     const probeCpu = {}
     for (const name of opts.nodes.split(',').filter(Boolean)) {
       const node = resolveNode(name)
-      rows.push(...measureNode(name, node, opts.runs, caches, tmp))
+      rows.push(...measureNode(name, node, opts.runs, caches, scripts, tmp))
       probeCpu[name] = probeChildCpu(node, Math.min(opts.runs, 5))
     }
     process.stdout.write(table(rows, probeCpu) + '\n')

@@ -5,6 +5,12 @@
 // state, lib/binding.js by isNative/loadError, lib/build.js by
 // buildHttpMessage, so that the preload (lib/preload.js) can wait for the
 // application to load http first, and the kill switch loads nothing.
+//
+// The preload does not load even this file when http loads: it puts
+// stand-ins on ServerResponse.prototype (lib/stand-in.js), which call
+// installFromPreload() when a server starts listening, at the first call
+// of a stand-in, or when isInstalled(), isActive(), stats() or the exit
+// report asks, whichever comes first.
 
 const util = require('node:util')
 const { disabledByEnv, reportWanted } = require('./env.js')
@@ -12,9 +18,15 @@ const { disabledByEnv, reportWanted } = require('./env.js')
 const debug = util.debuglog('http-oneshot')
 
 let shim = null
+// lib/shim.js reads Node's methods off ServerResponse.prototype when it
+// loads (lib/internals.js): with the stand-ins taken off.
 function loadShim () {
-  if (shim === null) shim = require('./shim.js')
+  if (shim === null) shim = standIn().bare(() => require('./shim.js'), false)
   return shim
+}
+
+function standIn () {
+  return require('./stand-in.js')
 }
 
 // lib/binding.js exports the addon or null; why it is null is kept on its
@@ -89,20 +101,27 @@ function countWhilePending (on) {
 }
 
 // Loads the shim (which reads the probe's answer: stored, or probed now in
-// a child that is waited for) and installs it where it can run.
+// a child that is waited for) and installs it where it can run, in the
+// place of the preload's stand-ins (lib/stand-in.js), if any.
 function installShim (explicit) {
   countWhilePending(false)
+  standIn().settle(() => installWhereItRuns(explicit))
+}
+
+// The line first: where the shim cannot run, whatever else is in its way
+// does not matter.
+function installWhereItRuns (explicit) {
   const http = require('node:http')
   const s = loadShim()
-  if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
-    // Another agent already defined ServerResponse#end: stay out of its way.
-    setInactive('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module')
-    warnOnce(explicit)
-    return
-  }
   if (require('./internals.js') === null) {
     setInactive('unsupported-node',
       `Node ${process.version} is not a line whose http internals http-oneshot reproduces`)
+    warnOnce(explicit)
+    return
+  }
+  if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
+    // Another agent already defined ServerResponse#end: stay out of its way.
+    setInactive('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module')
     warnOnce(explicit)
     return
   }
@@ -118,7 +137,7 @@ function installShim (explicit) {
 // any response that began before install() (test/startup-cache.test.js).
 function onProbeAnswer () {
   countWhilePending(false)
-  if (!wanted || isInstalled()) return
+  if (!wanted || installedNow()) return
   installShim(false)
 }
 
@@ -127,9 +146,12 @@ function onProbeAnswer () {
 // waits: until the probe answers, responses take Node's own path).
 function activate (explicit) {
   wanted = true
-  if (isInstalled()) return
+  cancelDeferredLoad()
+  if (installedNow()) return
   const problem = bindingProblem()
   if (problem !== null) {
+    // Node's own methods go back where the stand-ins were.
+    standIn().settle(() => {})
     setInactive(problem.reason, problem.message)
     if (problem.reason !== 'addon-disabled') warnOnce(explicit)
     return
@@ -175,8 +197,10 @@ function install (options = {}) {
   return uninstall
 }
 
-// The preload's install() (lib/preload.js): as install() without options,
-// but silent, and without waiting for the probe.
+// The preload's install() (lib/preload.js), run when a server starts
+// listening, a stand-in is first called or the state is asked for
+// (lib/stand-in.js): as install() without options, but silent, and
+// without waiting for the probe.
 function installFromPreload () {
   if (disabledByEnv()) {
     setInactive('disabled', `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}`)
@@ -185,12 +209,34 @@ function installFromPreload () {
   activate(false)
 }
 
+// Whether node:http is loaded (the preload defers nothing before).
+function httpIsLoaded () {
+  const list = process.moduleLoadList
+  return Array.isArray(list) && list.includes('NativeModule _http_server')
+}
+
+// Runs the preload's deferred load, if it waits: what asks for the
+// package's state calls it first, so that the answer is the one it gives
+// after the load.
+function loadDeferred () {
+  if (!httpIsLoaded()) return
+  // http may have loaded where the preload did not see it
+  // (process.getBuiltinModule()): it defers the load now.
+  require('./preload.js').httpSeen()
+  standIn().runDeferred()
+}
+
+function cancelDeferredLoad () {
+  standIn().cancel()
+}
+
 /**
  * Why the native path is not running, as stats().inactiveReason, with the
  * sentence NODE_DEBUG prints; null when installed.
  * @returns {{ reason: string, message: string } | null}
  */
 function inactiveState () {
+  loadDeferred()
   return inactive === null ? null : { reason: inactive.reason, message: inactive.message }
 }
 
@@ -200,7 +246,10 @@ function inactiveState () {
  */
 function uninstall () {
   wanted = false
+  cancelDeferredLoad()
   countWhilePending(false)
+  // Stand-ins still waiting give their places back to Node's methods.
+  standIn().settle(() => {})
   if (shim !== null && shim.isInstalled()) shim.uninstall()
   if (inactive === null || inactive.reason === 'probe-pending') setInactive('not-installed', 'uninstall() ran')
 }
@@ -210,6 +259,11 @@ function uninstall () {
  * @returns {boolean}
  */
 function isInstalled () {
+  loadDeferred()
+  return installedNow()
+}
+
+function installedNow () {
   return shim !== null && shim.isInstalled()
 }
 
@@ -228,6 +282,7 @@ function isActive () {
  *   reasons: Record<string, number>, writes: { native: number, fallback: number } }}
  */
 function stats () {
+  loadDeferred()
   const inactiveReason = inactive === null ? null : inactive.reason
   const reasons = shim === null ? {} : Object.assign({}, shim.stats.reasons)
   if (pending !== 0) reasons['probe-pending'] = pending

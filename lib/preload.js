@@ -29,11 +29,7 @@
 // wrapped it since, once install() ran.
 
 const dc = require('node:diagnostics_channel')
-const fs = require('node:fs')
 const Module = require('node:module')
-const path = require('node:path')
-
-const { disabledByEnv, reportWanted } = require('./env.js')
 
 // The specifiers whose loading loads _http_server, which defines
 // ServerResponse.
@@ -53,16 +49,23 @@ function httpLoaded () {
   return Array.isArray(list) && list.includes('NativeModule _http_server')
 }
 
-// Runs install() once, after removing the watchers.
-function fire () {
+// Runs install() once, after removing the watchers: deferred, with
+// stand-ins in the shim's place (lib/stand-in.js), unless a server
+// received a request already (`serving`).
+function fire (serving) {
   if (done) return
   done = true
   unhook()
+  if (serving) require('./index.js').installFromPreload()
+  else require('./stand-in.js').defer(loadPackage)
+}
+
+function loadPackage () {
   require('./index.js').installFromPreload()
 }
 
 function onRequestStart () {
-  fire()
+  fire(true)
 }
 
 function load (request, parent, isMain) {
@@ -83,6 +86,8 @@ function unhook () {
 // Whether Node will run `file` as an ES module (its own rules, minus flags).
 function isESMEntry (file) {
   if (typeof file !== 'string') return false
+  const fs = require('node:fs')
+  const path = require('node:path')
   const ext = path.extname(file)
   if (ext === '.mjs') return true
   if (ext !== '.js' && ext !== '') return false
@@ -108,8 +113,17 @@ function isESMEntry (file) {
 function hook () {
   if (hooked) return
   hooked = true
-  if (reportWanted()) require('./report.js').arm()
-  if (disabledByEnv()) return
+  // lib/env.js reads the switches; without either variable, as in most
+  // processes, it is not even loaded (each file loaded costs start-up).
+  const env = process.env
+  if (env.HTTP_ONESHOT !== undefined || env.HTTP_ONESHOT_REPORT !== undefined) {
+    const { disabledByEnv, reportWanted } = require('./env.js')
+    if (reportWanted()) require('./report.js').arm()
+    if (disabledByEnv()) {
+      done = true
+      return
+    }
+  }
   if (httpLoaded()) {
     fire()
     return
@@ -133,8 +147,14 @@ function hook () {
     })
   } else if (typeof Module.register === 'function' && isESMEntry(process.argv[1])) {
     const { pathToFileURL } = require('node:url')
-    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')))
+    Module.register(pathToFileURL(require('node:path').join(__dirname, 'esm-hooks.mjs')))
   }
 }
 
-module.exports = { hook, installNow: fire, isESMEntry }
+// For lib/index.js, which found http loaded: fires if the preload still
+// watches for it.
+function httpSeen () {
+  if (hooked && !done) fire(false)
+}
+
+module.exports = { hook, installNow: () => fire(false), httpSeen, isESMEntry }

@@ -98,7 +98,9 @@ t.test('the preload does not wait for the probe: Node\'s own path until it answe
 t.test('the stored answer outlives a process that exits before the probe answers', async t => {
   const cacheDir = emptyCache()
   const { file } = entryFile(cacheDir)
-  node(['-r', REGISTER_CJS, '-e', 'require("node:http")'], { HTTP_ONESHOT_CACHE_DIR: cacheDir })
+  // listen() starts the load, and the probe with it.
+  node(['-r', REGISTER_CJS, '-e', 'require("node:http").createServer().listen(0, "127.0.0.1", function () { this.close() })'],
+    { HTTP_ONESHOT_CACHE_DIR: cacheDir })
   // The child outlives its parent and stores the answer itself.
   const deadline = Date.now() + 15000
   while (!fs.existsSync(file) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
@@ -196,7 +198,7 @@ console.log(JSON.stringify({ answer, own: Object.hasOwn(http.ServerResponse.prot
     const res = node(['--no-deprecation', '--import', order[0], '--import', order[1], app], { HTTP_ONESHOT_CACHE_DIR: cacheDir })
     const out = lastJSON(res.stdout)
     t.equal(out.answer, 42, 'the loader\'s module loads')
-    t.equal(out.own, shimActive, 'installed at the import of http')
+    t.equal(out.own, true, 'the stand-ins in place at the import of http (lib/stand-in.js)')
     t.equal(out.active, shimActive)
   }
 })

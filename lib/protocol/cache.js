@@ -178,7 +178,12 @@ function store (key, answer, env) {
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
       if (own && !ownDir(dir)) continue
-      fs.writeFileSync(tmp, text, { mode: 0o600 })
+      // A name of this process's own, created here ('wx': never an
+      // existing file or link), then renamed over the entry: processes
+      // that store at once (several started with no answer stored) each
+      // replace the entry whole, and a reader sees one entry or another,
+      // never a part (test/probe-cache.test.js).
+      fs.writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' })
       fs.renameSync(tmp, file)
       return file
     } catch {

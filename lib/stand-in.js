@@ -1,0 +1,186 @@
+'use strict'
+
+// Stand-ins for the methods lib/shim.js may put on ServerResponse.prototype
+// (end, writeHead, setHeader, write, uncork), put there by the preload when
+// the application loads http, in place of the shim itself: loading the
+// shim, the addon and the probe's answer costs a process tens of
+// milliseconds of CPU (benchmark/startup.js), which a process that loads
+// http and never serves (a test runner, a build tool, an HTTP client)
+// should not pay. The load (lib/index.js) runs when a server starts
+// listening (diagnostics_channel, published by net.Server#listen() before
+// it binds, so before any request can arrive), at the first call of a
+// stand-in where that channel is not published, or when the package's
+// state is asked for (isInstalled(), isActive(), stats(), the exit report),
+// whichever comes first.
+//
+// The stand-ins hold the shim's place: a module that wraps
+// ServerResponse#end (an APM agent) after http loaded wraps the stand-in,
+// as it would have wrapped the shim's end() had the shim been installed
+// then. settle() puts the shim (or Node's own method) where each stand-in
+// was, and a stand-in that a wrapper holds forwards from then on to what
+// settle() put there: the chain is the one an install at http load would
+// have made (test/stand-in.test.js).
+//
+// Until settle() a stand-in runs the load (which may settle at once) and
+// then the method it replaced: Node's own path.
+
+// ServerResponse.prototype and its prototype, read by defer(): requiring
+// http here would let the preload's watch see it load (lib/preload.js).
+let proto = null
+let parent = null
+
+// Per method: the own descriptor a stand-in replaced (undefined where the
+// method was inherited), and after settle() the method to forward to
+// (null: the inherited one, looked up per call).
+const previous = new Map()
+const targets = new Map()
+let placed = false
+let settled = false
+// The load, while it has not run (lib/index.js).
+let deferred = null
+
+// Published by net.Server#listen() before it binds.
+const LISTEN = 'tracing:net.server.listen:asyncStart'
+
+// The method a stand-in forwards to.
+function target (name) {
+  if (!settled) runDeferred()
+  const fn = settled ? targets.get(name) : original(name)
+  return fn === null || fn === undefined ? parent[name] : fn
+}
+
+function original (name) {
+  const desc = previous.get(name)
+  return desc === undefined ? null : desc.value
+}
+
+// One function per method, with the method's name and parameters (and, as
+// Node's, a function that has a prototype): each is what a wrapper put on
+// over it calls.
+const STAND_INS = {
+  end: function end (chunk, encoding, callback) {
+    return target('end').call(this, chunk, encoding, callback)
+  },
+  writeHead: function writeHead (statusCode, reason, obj) {
+    return target('writeHead').call(this, statusCode, reason, obj)
+  },
+  setHeader: function setHeader (name, value) {
+    return target('setHeader').call(this, name, value)
+  },
+  write: function write (chunk, encoding, callback) {
+    return target('write').call(this, chunk, encoding, callback)
+  },
+  uncork: function uncork () {
+    return target('uncork').call(this)
+  }
+}
+const NAMES = Object.keys(STAND_INS)
+
+function putBack (name, desc) {
+  if (desc === undefined) {
+    delete proto[name]
+  } else {
+    Object.defineProperty(proto, name, desc)
+  }
+}
+
+/**
+ * Defers `load` to the first listen(), the first call of a stand-in or
+ * runDeferred(), and puts the stand-ins on ServerResponse.prototype, unless
+ * another module defined ServerResponse#end there first (the load then
+ * says so). Methods defined there as accessors are left alone. Once.
+ * @param {() => void} load
+ */
+function defer (load) {
+  if (deferred !== null || placed) return
+  deferred = load
+  proto = require('node:http').ServerResponse.prototype
+  parent = Object.getPrototypeOf(proto)
+  require('node:diagnostics_channel').subscribe(LISTEN, onListen)
+  if (Object.hasOwn(proto, 'end')) return
+  for (const name of NAMES) {
+    const own = Object.getOwnPropertyDescriptor(proto, name)
+    if (own !== undefined && (!Object.hasOwn(own, 'value') || !own.configurable)) continue
+    previous.set(name, own)
+    Object.defineProperty(proto, name, {
+      value: STAND_INS[name], writable: true, enumerable: false, configurable: true
+    })
+  }
+  placed = true
+}
+
+function onListen () {
+  try {
+    runDeferred()
+  } catch (err) {
+    // Not the application's error: listen() goes on, on Node's own path.
+    require('node:util').debuglog('http-oneshot')('load failed: %s', err && err.stack)
+  }
+}
+
+/** Runs the deferred load now, if it has not run. */
+function runDeferred () {
+  const load = deferred
+  if (load === null) return
+  cancel()
+  load()
+}
+
+/** Drops the deferred load (install() or uninstall() ran). */
+function cancel () {
+  if (deferred === null) return
+  deferred = null
+  require('node:diagnostics_channel').unsubscribe(LISTEN, onListen)
+}
+
+/**
+ * Runs `fn` with ServerResponse.prototype as it was before place(): the
+ * stand-ins, and whatever another module put over them, are taken off
+ * while it runs, then put back, except a stand-in whose place `fn` took.
+ * With `settle`, every stand-in is replaced by what `fn` left there (the
+ * shim's method, or the one it replaced), and each wrapper put over a
+ * stand-in forwards from then on to that. Without stand-ins it just runs
+ * `fn`.
+ * @template T
+ * @param {() => T} fn
+ * @param {boolean} settle
+ * @returns {T}
+ */
+function bare (fn, settle) {
+  if (!placed || settled) return fn()
+  const held = []
+  for (const name of previous.keys()) {
+    held.push([name, Object.getOwnPropertyDescriptor(proto, name)])
+    putBack(name, previous.get(name))
+  }
+  try {
+    return fn()
+  } finally {
+    for (const [name, own] of held) {
+      const standIn = own !== undefined && own.value === STAND_INS[name]
+      if (settle) targets.set(name, Object.hasOwn(proto, name) ? proto[name] : null)
+      if (!settle || !standIn) putBack(name, own)
+    }
+    if (settle) settled = true
+  }
+}
+
+/**
+ * bare(fn, true): the stand-ins give their places to what `fn` installs.
+ * @template T
+ * @param {() => T} fn
+ * @returns {T}
+ */
+function settle (fn) {
+  return bare(fn, true)
+}
+
+/**
+ * Whether stand-ins wait on ServerResponse.prototype for settle().
+ * @returns {boolean}
+ */
+function waiting () {
+  return placed && !settled
+}
+
+module.exports = { defer, runDeferred, cancel, bare, settle, waiting, STAND_INS }
