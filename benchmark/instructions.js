@@ -174,8 +174,8 @@ const SHAPES = {
     body: 11,
     weight: 4
   },
-  // Not in the default set while hono, @hono/node-server and h3 are not
-  // devDependencies (resolved through NODE_PATH until then).
+  // Not in the default set (run only when named): the apps of the
+  // frameworks beyond express and fastify, and static files.
   hono: {
     label: 'hono hello (GET /, c.text)',
     app: path.join(__dirname, 'apps', 'hono-hello.js'),
@@ -196,6 +196,46 @@ const SHAPES = {
     app: path.join(__dirname, 'apps', 'h3-hello.js'),
     body: 11,
     weight: 3,
+    optional: true
+  },
+  koa: {
+    label: 'koa hello (GET /, text: setHeader + end(body))',
+    app: path.join(__dirname, 'apps', 'koa-hello.js'),
+    body: 11,
+    weight: 3,
+    optional: true
+  },
+  hapi: {
+    label: 'hapi hello (GET /, text: writeHead + write + end())',
+    app: path.join(__dirname, 'apps', 'hapi-hello.js'),
+    body: 11,
+    weight: 4,
+    optional: true
+  },
+  // express.static: setHeader() calls, then an fs.createReadStream() piped
+  // into the response (one write() per 64 KiB read) and an empty end().
+  static2k: {
+    label: 'express.static, 2 KiB file',
+    app: path.join(__dirname, 'apps', 'static-files.js'),
+    path: '/2k.bin',
+    body: 2048,
+    weight: 4,
+    optional: true
+  },
+  static64k: {
+    label: 'express.static, 64 KiB file',
+    app: path.join(__dirname, 'apps', 'static-files.js'),
+    path: '/64k.bin',
+    body: 65536,
+    weight: 4,
+    optional: true
+  },
+  static1m: {
+    label: 'express.static, 1 MiB file',
+    app: path.join(__dirname, 'apps', 'static-files.js'),
+    path: '/1m.bin',
+    body: 1048576,
+    weight: 6,
     optional: true
   }
 }
