@@ -5,7 +5,7 @@
 // (native) and the limit stub side by side:
 //   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,head,status204,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
-//     [jobs=2] [runs=1] [seed=1] [node=<path>] [json=<file>] [semi=16]
+//     [jobs=2] [runs=1] [seed=1] [node=<path>] [json=<file>] [semi=16] [ready=180]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
 // `callgrind_control -z`, sends `requests` more requests on the same
@@ -250,7 +250,6 @@ function requestBytes (method, version, target) {
   return Buffer.from(`${method} ${target} HTTP/${version}\r\nHost: x\r\n${keepAlive}\r\n`, 'latin1')
 }
 const EMPTY = Buffer.alloc(0)
-const READY_TIMEOUT = 180e3
 
 function usage (message) {
   return Object.assign(new Error(message), { code: 'ERR_BENCH_USAGE' })
@@ -405,7 +404,7 @@ async function readDump (dir, pid) {
  * Starts `node <nodeArgs>` under callgrind with PORT set and resolves once
  * the port accepts connections.
  */
-async function startServer ({ node, nodeArgs, dir }) {
+async function startServer ({ node, nodeArgs, dir, readyTimeout }) {
   const port = await getFreePort()
   const env = { ...process.env, PORT: String(port) }
   // Each variant decides for itself (see lib/child.js).
@@ -434,7 +433,7 @@ async function startServer ({ node, nodeArgs, dir }) {
     exitInfo = { code: null, signal: null, error: err }
   })
 
-  const deadline = Date.now() + READY_TIMEOUT
+  const deadline = Date.now() + readyTimeout
   for (;;) {
     try {
       const socket = await connect(port)
@@ -447,7 +446,7 @@ async function startServer ({ node, nodeArgs, dir }) {
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
-      throw new Error(`server did not listen within ${READY_TIMEOUT / 1000} s: node ${nodeArgs.join(' ')}`)
+      throw new Error(`server did not listen within ${readyTimeout / 1000} s (ready=): node ${nodeArgs.join(' ')}`)
     }
     await sleep(200)
   }
@@ -477,7 +476,7 @@ function nodeArgsFor (shape, mode) {
  * One measurement: a fresh server under callgrind, warm-up, zeroed
  * counters, `requests` measured requests, dump.
  */
-async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed }) {
+async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed, readyTimeout }) {
   // A shape with large bodies caps the counts (maxWarmup, maxRequests):
   // under callgrind each of its requests takes far longer.
   const warmup = Math.min(warmupAsked, shape.maxWarmup ?? Infinity)
@@ -489,7 +488,7 @@ async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requ
   try {
     const v8Args = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : []
     if (hashSeed > 0) v8Args.push(`--hash-seed=${hashSeed}`)
-    server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir })
+    server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir, readyTimeout })
     const listening = Date.now()
     const method = shape.method ?? 'GET'
     const status = shape.status ?? 200
@@ -565,7 +564,8 @@ async function main () {
     seed: 1,
     node: process.execPath,
     json: '',
-    semi: 16
+    semi: 16,
+    ready: 180
   })
   const shapes = opts.shapes.split(',').map((s) => s.trim()).filter(Boolean)
   for (const s of shapes) {
@@ -578,6 +578,9 @@ async function main () {
     if (!Number.isInteger(opts[key]) || opts[key] < 1) throw usage(`${key} must be a positive integer`)
   }
   if (opts.requests < opts.c) throw usage('requests must be at least c')
+  // How long a server may take to listen: callgrind starts an app in 25 s
+  // on an idle machine, many times that on a loaded one.
+  if (!(opts.ready > 0)) throw usage('ready must be a positive number of seconds')
   if (!Number.isInteger(opts.semi) || opts.semi < 0) throw usage('semi must be a non-negative integer (MiB)')
   if (!Number.isInteger(opts.seed) || opts.seed < 0) throw usage('seed must be a non-negative integer')
   let nodeVersion
@@ -620,7 +623,7 @@ async function main () {
     while (next < tasks.length) {
       const { name, mode, run } = tasks[next++]
       const hashSeed = opts.seed === 0 ? 0 : opts.seed + run - 1
-      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed })
+      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed, readyTimeout: opts.ready * 1000 })
       ;(results[name][mode] ??= []).push(r)
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
         (opts.runs > 1 ? `run ${run}/${opts.runs} ` : '') +
