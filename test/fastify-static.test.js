@@ -9,7 +9,7 @@
 const t = require('tap')
 
 const { Totals } = require('./helpers/framework-capture.js')
-const { GET, NATIVE, WRITTEN, checkShare, compare, makeFiles, staticFiles } = require('./helpers/frameworks.js')
+const { GET, NATIVE, WRITTEN, checkShare, compare, makeFiles, staticFiles, warmUp } = require('./helpers/frameworks.js')
 
 const dir = makeFiles(t)
 
@@ -22,6 +22,7 @@ t.test('@fastify/static', async t => {
   await fastify.listen({ port: 0, host: '127.0.0.1' })
   t.teardown(() => fastify.close())
   const port = fastify.server.address().port
+  await warmUp(port, '/static/2k.txt')
   const totals = new Totals()
 
   await t.test('files', t => staticFiles(t, port, '/static', totals, dir))

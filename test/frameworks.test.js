@@ -13,7 +13,7 @@ const { Readable } = require('node:stream')
 const t = require('tap')
 
 const { Totals } = require('./helpers/framework-capture.js')
-const { GET, HEAD, NATIVE, RENDERED, WRITTEN, checkShare, compare, keep, paths, serve } = require('./helpers/frameworks.js')
+const { GET, HEAD, NATIVE, RENDERED, WRITTEN, checkShare, compare, keep, paths, serve, warmUp } = require('./helpers/frameworks.js')
 
 t.test('hono on @hono/node-server', async t => {
   const { Hono } = require('hono')
@@ -51,6 +51,7 @@ t.test('hono on @hono/node-server', async t => {
     }
   }), { headers: { 'Content-Type': 'text/plain' } }))
   const port = await serve(t, getRequestListener(app.fetch))
+  await warmUp(port, '/text')
 
   await t.test('c.text', async t => {
     const { legacy } = await compare(t, port, GET('/text'), RENDERED, totals)
@@ -126,6 +127,7 @@ t.test('hapi', async t => {
   await server.start()
   t.teardown(() => server.stop({ timeout: 1 }))
   const port = server.info.port
+  await warmUp(port, '/text')
 
   await t.test("return 'hello'", async t => {
     const { legacy } = await compare(t, port, GET('/text'), WRITTEN, totals)
@@ -184,6 +186,7 @@ t.test('h3', async t => {
   app.get('/', () => 'hello')
   app.get('/json', () => ({ hello: 'world', list: [1, 2, 3] }))
   const port = await serve(t, toNodeHandler(app))
+  await warmUp(port, '/')
 
   await t.test("app.get('/', () => 'hello')", async t => {
     const { legacy } = await compare(t, port, GET('/'), WRITTEN, totals)

@@ -9,7 +9,7 @@
 const t = require('tap')
 
 const { Totals } = require('./helpers/framework-capture.js')
-const { GET, NATIVE, checkShare, compare, makeFiles, serve, staticFiles } = require('./helpers/frameworks.js')
+const { GET, NATIVE, checkShare, compare, makeFiles, serve, staticFiles, warmUp } = require('./helpers/frameworks.js')
 
 const dir = makeFiles(t)
 
@@ -23,6 +23,8 @@ t.test('express.static and res.sendFile', async t => {
     if (err) next(err)
   }))
   const port = await serve(t, app)
+  await warmUp(port, '/static/2k.txt')
+  await warmUp(port, '/send/2k.txt')
 
   await t.test('express.static', t => staticFiles(t, port, '/static', totals, dir))
   await t.test('res.sendFile', t => staticFiles(t, port, '/send', totals, dir))

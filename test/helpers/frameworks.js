@@ -119,6 +119,13 @@ function wholeGet (port, p, pauseMs) {
   })
 }
 
+// One GET of `p` on Node's own path before the compared ones: a
+// framework's first response loads and compiles its modules, which on a
+// loaded machine can take longer than the harness's 3 s per exchange.
+async function warmUp (port, p) {
+  await wholeGet(port, p, 0)
+}
+
 // wholeGet() on Node's path and with the shim installed: the same bytes
 // (compared without a diff of megabytes on failure), one complete
 // response, and the patched run's path counts.
@@ -219,5 +226,6 @@ module.exports = {
   makeFiles,
   paths,
   serve,
-  staticFiles
+  staticFiles,
+  warmUp
 }
