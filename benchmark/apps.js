@@ -1,7 +1,7 @@
 'use strict'
 
 // Framework hello-world apps with and without `node -r register.js`:
-//   node benchmark/apps.js [apps=fastify,express] [routes=json,text]
+//   node benchmark/apps.js [apps=fastify,express] (also koa, hapi) [routes=json,text]
 //     [rounds=4] [duration=5] [c=50] [warmup=1] [json=<file>]
 // Each app runs as a fresh child process per round (pinned to CPU 0, wrk on
 // CPU 1), legacy and native interleaved. The default run (4 targets x 4
@@ -21,7 +21,9 @@ const REPORT_STATS = path.join(__dirname, 'lib', 'report-stats.js')
 
 const APPS = {
   fastify: { script: path.join(__dirname, 'apps', 'fastify-hello.js'), routes: { json: '/', text: '/text' } },
-  express: { script: path.join(__dirname, 'apps', 'express-hello.js'), routes: { text: '/', json: '/json' } }
+  express: { script: path.join(__dirname, 'apps', 'express-hello.js'), routes: { text: '/', json: '/json' } },
+  koa: { script: path.join(__dirname, 'apps', 'koa-hello.js'), routes: { text: '/', json: '/json' } },
+  hapi: { script: path.join(__dirname, 'apps', 'hapi-hello.js'), routes: { text: '/', json: '/json' } }
 }
 
 function usage (message) {

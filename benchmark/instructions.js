@@ -5,7 +5,7 @@
 // (native) and the limit stub side by side:
 //   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,head,status204,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
-//     [jobs=2] [runs=1] [seed=1] [node=<path>] [json=<file>] [semi=16]
+//     [jobs=2] [runs=1] [seed=1] [node=<path>] [json=<file>] [semi=16] [ready=180]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
 // `callgrind_control -z`, sends `requests` more requests on the same
@@ -49,7 +49,8 @@ const REPORT_STATS = path.join(__dirname, 'lib', 'report-stats.js')
 // request and for 204), `status` its status (default 200), `method` the
 // request method (default GET), `path` the request target (default /), `version` the request's HTTP version
 // (default 1.1; 1.0 asks for keep-alive); `weight` is the rough run time
-// under callgrind, to schedule the long runs first.
+// under callgrind, to schedule the long runs first; `maxWarmup` and
+// `maxRequests` cap warmup= and requests= for the shape.
 const SHAPES = {
   writehead: {
     label: 'writeHead(200, {CT, CL}) + end(\'CCCC\')',
@@ -174,8 +175,8 @@ const SHAPES = {
     body: 11,
     weight: 4
   },
-  // Not in the default set while hono, @hono/node-server and h3 are not
-  // devDependencies (resolved through NODE_PATH until then).
+  // Not in the default set (run only when named): the apps of the
+  // frameworks beyond express and fastify, and static files.
   hono: {
     label: 'hono hello (GET /, c.text)',
     app: path.join(__dirname, 'apps', 'hono-hello.js'),
@@ -197,6 +198,50 @@ const SHAPES = {
     body: 11,
     weight: 3,
     optional: true
+  },
+  koa: {
+    label: 'koa hello (GET /, text: setHeader + end(body))',
+    app: path.join(__dirname, 'apps', 'koa-hello.js'),
+    body: 11,
+    weight: 3,
+    optional: true
+  },
+  hapi: {
+    label: 'hapi hello (GET /, text: writeHead + write + end())',
+    app: path.join(__dirname, 'apps', 'hapi-hello.js'),
+    body: 11,
+    weight: 4,
+    optional: true
+  },
+  // express.static: setHeader() calls, then an fs.createReadStream() piped
+  // into the response (one write() per 64 KiB read) and an empty end().
+  static2k: {
+    label: 'express.static, 2 KiB file',
+    app: path.join(__dirname, 'apps', 'static-files.js'),
+    path: '/2k.bin',
+    body: 2048,
+    weight: 4,
+    optional: true
+  },
+  static64k: {
+    label: 'express.static, 64 KiB file (at most 4000 + 2000 requests)',
+    app: path.join(__dirname, 'apps', 'static-files.js'),
+    path: '/64k.bin',
+    body: 65536,
+    weight: 4,
+    maxWarmup: 4000,
+    maxRequests: 2000,
+    optional: true
+  },
+  static1m: {
+    label: 'express.static, 1 MiB file (at most 1000 + 500 requests)',
+    app: path.join(__dirname, 'apps', 'static-files.js'),
+    path: '/1m.bin',
+    body: 1048576,
+    weight: 6,
+    maxWarmup: 1000,
+    maxRequests: 500,
+    optional: true
   }
 }
 
@@ -205,7 +250,6 @@ function requestBytes (method, version, target) {
   return Buffer.from(`${method} ${target} HTTP/${version}\r\nHost: x\r\n${keepAlive}\r\n`, 'latin1')
 }
 const EMPTY = Buffer.alloc(0)
-const READY_TIMEOUT = 180e3
 
 function usage (message) {
   return Object.assign(new Error(message), { code: 'ERR_BENCH_USAGE' })
@@ -360,7 +404,7 @@ async function readDump (dir, pid) {
  * Starts `node <nodeArgs>` under callgrind with PORT set and resolves once
  * the port accepts connections.
  */
-async function startServer ({ node, nodeArgs, dir }) {
+async function startServer ({ node, nodeArgs, dir, readyTimeout }) {
   const port = await getFreePort()
   const env = { ...process.env, PORT: String(port) }
   // Each variant decides for itself (see lib/child.js).
@@ -389,7 +433,7 @@ async function startServer ({ node, nodeArgs, dir }) {
     exitInfo = { code: null, signal: null, error: err }
   })
 
-  const deadline = Date.now() + READY_TIMEOUT
+  const deadline = Date.now() + readyTimeout
   for (;;) {
     try {
       const socket = await connect(port)
@@ -402,7 +446,7 @@ async function startServer ({ node, nodeArgs, dir }) {
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
-      throw new Error(`server did not listen within ${READY_TIMEOUT / 1000} s: node ${nodeArgs.join(' ')}`)
+      throw new Error(`server did not listen within ${readyTimeout / 1000} s (ready=): node ${nodeArgs.join(' ')}`)
     }
     await sleep(200)
   }
@@ -432,7 +476,11 @@ function nodeArgsFor (shape, mode) {
  * One measurement: a fresh server under callgrind, warm-up, zeroed
  * counters, `requests` measured requests, dump.
  */
-async function measure ({ shape, mode, node, warmup, requests, connections, semi, hashSeed }) {
+async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed, readyTimeout }) {
+  // A shape with large bodies caps the counts (maxWarmup, maxRequests):
+  // under callgrind each of its requests takes far longer.
+  const warmup = Math.min(warmupAsked, shape.maxWarmup ?? Infinity)
+  const requests = Math.max(connections, Math.min(requestsAsked, shape.maxRequests ?? Infinity))
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-cg-'))
   const started = Date.now()
   let server = null
@@ -440,7 +488,7 @@ async function measure ({ shape, mode, node, warmup, requests, connections, semi
   try {
     const v8Args = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : []
     if (hashSeed > 0) v8Args.push(`--hash-seed=${hashSeed}`)
-    server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir })
+    server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir, readyTimeout })
     const listening = Date.now()
     const method = shape.method ?? 'GET'
     const status = shape.status ?? 200
@@ -516,7 +564,8 @@ async function main () {
     seed: 1,
     node: process.execPath,
     json: '',
-    semi: 16
+    semi: 16,
+    ready: 180
   })
   const shapes = opts.shapes.split(',').map((s) => s.trim()).filter(Boolean)
   for (const s of shapes) {
@@ -529,6 +578,9 @@ async function main () {
     if (!Number.isInteger(opts[key]) || opts[key] < 1) throw usage(`${key} must be a positive integer`)
   }
   if (opts.requests < opts.c) throw usage('requests must be at least c')
+  // How long a server may take to listen: callgrind starts an app in 25 s
+  // on an idle machine, many times that on a loaded one.
+  if (!(opts.ready > 0)) throw usage('ready must be a positive number of seconds')
   if (!Number.isInteger(opts.semi) || opts.semi < 0) throw usage('semi must be a non-negative integer (MiB)')
   if (!Number.isInteger(opts.seed) || opts.seed < 0) throw usage('seed must be a non-negative integer')
   let nodeVersion
@@ -571,7 +623,7 @@ async function main () {
     while (next < tasks.length) {
       const { name, mode, run } = tasks[next++]
       const hashSeed = opts.seed === 0 ? 0 : opts.seed + run - 1
-      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed })
+      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed, readyTimeout: opts.ready * 1000 })
       ;(results[name][mode] ??= []).push(r)
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
         (opts.runs > 1 ? `run ${run}/${opts.runs} ` : '') +
