@@ -527,8 +527,9 @@ function streamedReason (res, chunk, encoding, block) {
   if (socketFailure !== null) return socketFailure
   const waiting = waitingReason(res, socket._writableState)
   if (waiting !== null) return waiting
-  // Node 24's end() calls the response's uncork() too.
-  if (methodsPatched(res, socket) || res.uncork !== resUncork) return FALLBACK.PATCHED
+  // (Node 22+'s end() calls the response's uncork() too: the caller checks
+  // it, which may be the shim's own.)
+  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
   if (block === null || block.slot < 0 || block.chunked) return FALLBACK.STREAMED
   if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
   return null

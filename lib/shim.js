@@ -327,6 +327,9 @@ function end (chunk, encoding, callback) {
 function endStreamed (res, chunk, encoding, callback, block) {
   const reason = streamedReason(res, chunk, encoding, block)
   if (reason !== null) return reason
+  // Node's end() calls the response's uncork() (Node 22+), which the shim
+  // replaces where Node 24.22's write() holds chunks.
+  if (res.uncork !== legacyUncork && !heldUncork(res)) return FALLBACK.PATCHED
   const handle = tcpHandle(res.socket)
   if (handle === null) return FALLBACK.STREAMED
   render.release()
