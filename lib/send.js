@@ -1135,7 +1135,7 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   if (written === 0) return SEND_BUSY
   // What Node's end() adds to the writes waiting: end()'s chunk.
   const chars = state.length + (chunk ? chunk.length : 0)
-  takeWaiting(state, buffered.length)
+  takeWaiting(socket, state, buffered.length)
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
   countDirect(m.handle, written)
   if (written === total) {
@@ -1157,14 +1157,18 @@ function sendWaiting (res, m, chunk, encoding, callback) {
 // The socket's Writable state as the uncork of Node's end() leaves it once
 // its writev of `count` waiting writes (and end()'s own) went out: no
 // cork, nothing buffered, their pending callbacks dropped but the writev's.
-function takeWaiting (state, count) {
+// The last uncork is the Writable's own, with nothing buffered left to
+// write: it clears the cork where the state keeps it twice (a count and a
+// bit, Node 20.19+).
+function takeWaiting (socket, state, count) {
   state.length = 0
   state.buffered = null
   state.bufferedIndex = 0
   state.allBuffers = true
   state.allNoop = true
   state.pendingcb -= count
-  state.corked = 0
+  state.corked = 1
+  socket.uncork()
   if (state.sync) state.sync = false
 }
 
@@ -1188,10 +1192,7 @@ function writeRest (socket, res, m, written, total, entries) {
       rest = BufferClass.concat([BufferClass.from(headRest, 'latin1'), body])
     }
   }
-  const onWrite = (err) => {
-    for (let i = 0; i < entries.length; i++) entries[i].callback(err)
-    protocol.onFinish(res, err)
-  }
+  const onWrite = restCallback(res, entries)
   if (typeof rest === 'string') {
     socket.write(rest, 'latin1', onWrite)
   } else {
@@ -1202,6 +1203,16 @@ function writeRest (socket, res, m, written, total, entries) {
     state.length += written
     state.writelen += written
     socket[learned.kLastWriteQueueSize] += written
+  }
+}
+
+// The callback of writeRest()'s write: the writev's of Node's end(), an
+// unnamed function (the pending write's _writableState.writecb shows it),
+// calling each waiting write's callback on its entry, then onFinish.
+function restCallback (res, entries) {
+  return (err) => {
+    for (let i = 0; i < entries.length; i++) entries[i].callback(err)
+    protocol.onFinish(res, err)
   }
 }
 
