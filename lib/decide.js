@@ -537,7 +537,7 @@ function streamedReason (res, chunk, encoding, block) {
 
 /**
  * Whether the writes waiting on the socket's cork are all of `res` since
- * its header, and nothing else is pending: the first holds the header
+ * its header, and nothing else is pending: the first may hold the header
  * (write_() joins a string chunk to it, or writes it alone before a
  * Uint8Array), no write is in flight and no callback waits but theirs.
  * @param {http.ServerResponse} res
@@ -555,10 +555,12 @@ function waitingReason (res, state) {
       state.pendingcb !== buffered.length) {
     return FALLBACK.SOCKET_BUSY
   }
+  // (That a string begins with the header, lib/send.js waitingBody()
+  // checks as it takes the body: a merged string is a cons string, whose
+  // chars V8 reads one by one until it is flattened.)
   const first = buffered[0].chunk
   const head = res._header
-  if (first !== head && (typeof first !== 'string' || first.length < head.length ||
-      !first.startsWith(head))) {
+  if (first !== head && (typeof first !== 'string' || first.length <= head.length)) {
     return FALLBACK.HEADERS_SENT
   }
   return null

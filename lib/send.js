@@ -31,6 +31,9 @@ const SEND_BUSY = -3
 const SEND_REPORT = -4
 // waitingBody()'s result for a write of an encoding but utf8 or latin1.
 const SEND_ENCODING = -2
+// waitingBody()'s result when the first write waiting does not begin with
+// the header block (it went out on an earlier tick).
+const SEND_HEADER_GONE = -5
 // The key of sendCached()/fillCached() (lib/codes.js), as constants of
 // this file: read per response.
 const {
@@ -1019,13 +1022,15 @@ function partClass (chunk, encoding) {
  * chunk. One part is taken as it is; several are joined, as one string
  * where all are text of one class, else copied into one Buffer.
  * @returns {number} 0, ENONASCII (UTF-8 text that is not ASCII, found by
- *   copying it), SEND_TOO_LARGE (several parts above JOIN_BODY_MAX) or
- *   SEND_ENCODING (a write of another encoding)
+ *   copying it), SEND_TOO_LARGE (several parts above JOIN_BODY_MAX),
+ *   SEND_ENCODING (a write of another encoding) or SEND_HEADER_GONE
  */
 function waitingBody (buffered, head, chunk, encoding, m) {
   const first = buffered[0].chunk
   const last = chunk ? buffered.length + 1 : buffered.length
   let body = first === head ? null : stringSlice.call(first, head.length)
+  // The header went out on an earlier tick: the first write is body only.
+  if (body !== null && stringSlice.call(first, 0, head.length) !== head) return SEND_HEADER_GONE
   let cls = body === null ? null : partClass(body, buffered[0].encoding)
   let length = body === null ? 0 : body.length
   let parts = body === null ? 0 : 1
@@ -1278,6 +1283,7 @@ module.exports = {
   SEND_BUSY,
   SEND_REPORT,
   SEND_ENCODING,
+  SEND_HEADER_GONE,
   directStats,
   resetDirectStats
 }

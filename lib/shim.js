@@ -20,7 +20,7 @@ const writeHeadShim = require('./write-head.js')
 const headers = require('./headers.js')
 const { FLAGS, ERRORS } = require('./codes.js')
 const {
-  Message, COPY_MAX_BODY, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, countLines, send, finishSent, writeChunk,
+  Message, COPY_MAX_BODY, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, send, finishSent, writeChunk,
   endAfterWrites, flushChunks, sendWaiting, reportingWrites, directHandle, tcpHandle, directStats, resetDirectStats
 } = require('./send.js')
 
@@ -349,6 +349,7 @@ function endStreamed (res, chunk, encoding, callback, block) {
     stats.native++
     return REPORT
   }
+  if (code === SEND_HEADER_GONE) return FALLBACK.HEADERS_SENT
   if (code === SEND_BUSY) return FALLBACK.SOCKET_BUSY
   if (code === SEND_TOO_LARGE) return FALLBACK.BODY_TOO_LARGE
   if (code === ENONASCII) return FALLBACK.NON_ASCII
