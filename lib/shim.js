@@ -289,13 +289,7 @@ function end (chunk, encoding, callback) {
     // write()s with Content-Length framing (h3, hapi, send, pipe()).
     counted = endStreamed(this, c, e, cb, block)
     if (counted === null) return this
-    if (counted === REPORT) {
-      // A pending socket error failed the direct write: Node's own end()
-      // meets it, from the socket's handle (the response counts as native).
-      const m = message
-      return reportingWrites(m.handle, m.failed, this._header.length + m.bodyLength,
-        () => nodeEnd.call(this, chunk, encoding, callback))
-    }
+    if (counted === REPORT) return endReporting(this, nodeEnd, chunk, encoding, callback)
   }
   if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
       tailEnd && (c || this.chunkedEncoding === true) && (!heldTail || heldUncork(this)) &&
@@ -359,6 +353,15 @@ function endStreamed (res, chunk, encoding, callback, block) {
 // What endStreamed() returns when Node's own end() must meet the error a
 // direct write met.
 const REPORT = 'report'
+
+// Node's own end() after a pending socket error failed endStreamed()'s
+// direct write (`message` holds the errno): the socket's handle answers
+// its write with that error (the response counts as native).
+function endReporting (res, nodeEnd, chunk, encoding, callback) {
+  const m = message
+  return reportingWrites(m.handle, m.failed, res._header.length + m.bodyLength,
+    () => nodeEnd.call(res, chunk, encoding, callback))
+}
 
 // What renderFirst() returns when the header was not rendered.
 const NO_HEADER = 'no-header'
