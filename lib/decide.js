@@ -523,14 +523,17 @@ function streamedReason (res, chunk, encoding, block) {
   if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
   if (typeof res._header !== 'string' || res._hasBody !== true) return FALLBACK.HEADERS_SENT
   const socket = res.socket
-  const socketFailure = socketReason(res, socket, WAIT_HELD)
-  if (socketFailure !== null) return socketFailure
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
   const waiting = waitingReason(res, socket._writableState)
   if (waiting !== null) return waiting
+  // Before the socket's other checks: a block Node rendered (srvx, under
+  // h3, renders every block so) then costs Node's own end() and little more.
+  if (block === null || block.slot < 0 || block.chunked) return FALLBACK.STREAMED
+  const socketFailure = socketReason(res, socket, WAIT_HELD)
+  if (socketFailure !== null) return socketFailure
   // (Node 22+'s end() calls the response's uncork() too: the caller checks
   // it, which may be the shim's own.)
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
-  if (block === null || block.slot < 0 || block.chunked) return FALLBACK.STREAMED
   if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
   return null
 }
