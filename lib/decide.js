@@ -523,7 +523,8 @@ function streamedReason (res, chunk, encoding, block) {
   if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
   if (typeof res._header !== 'string' || res._hasBody !== true) return FALLBACK.HEADERS_SENT
   const socket = res.socket
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
+  // (A fake socket, as fastify.inject()'s: the header went out there.)
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.HEADERS_SENT
   const waiting = waitingReason(res, socket._writableState)
   if (waiting !== null) return waiting
   // Before the socket's other checks: a block Node rendered (srvx, under
