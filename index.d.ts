@@ -147,6 +147,8 @@ export const FALLBACK: {
   readonly HEADER_VALUE: 'header-value'
   /** Non-ASCII UTF-8 text in a message of at least the socket's high-water mark. */
   readonly NON_ASCII: 'non-ascii'
+  /** end() after write()s with Content-Length framing on a header block Node rendered, or a socket without a direct write (TLS, a UNIX domain socket). */
+  readonly STREAMED: 'streamed'
   /** A string body after a header block Node rendered, where the end() protocol of 24.21+ and 26.8+ makes Node's end() cheaper. */
   readonly NODE_RENDERED: 'node-rendered'
   /** A maxRequestsPerSocket that is not an int32: Node lines render Keep-Alive's max differently. */

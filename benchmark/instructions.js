@@ -163,6 +163,22 @@ const SHAPES = {
     weight: 1,
     optional: true
   },
+  // writeHead(CL), the body in write() calls, end() without a chunk: h3,
+  // hapi, send and serve-static (shapes=streamed,streamed2).
+  streamed: {
+    label: 'writeHead(200, {CT, CL}) + write(\'CCCC\') + end()',
+    config: { shape: 'streamed' },
+    body: 4,
+    weight: 1,
+    optional: true
+  },
+  streamed2: {
+    label: 'writeHead(200, {CT, CL}) + 2 × write + end() (1 KiB)',
+    config: { shape: 'streamed', chunks: 2, len: 1024 },
+    body: 1024,
+    weight: 1,
+    optional: true
+  },
   fastify: {
     label: 'fastify hello (GET /, JSON)',
     app: path.join(__dirname, 'apps', 'fastify-hello.js'),

@@ -516,6 +516,80 @@ function heldTailReason (res, chunk, encoding) {
 }
 
 /**
+ * Decides whether end(chunk) after write()s with Content-Length framing may
+ * send what waits on the socket's cork in one direct write (lib/send.js,
+ * sendWaiting()): every write of the response since its header waits
+ * there, in the one cork write_() took this tick, with nothing else
+ * pending on the socket; the header block is one the renderer cached.
+ * Checks write_() and end() in their order, without side effects.
+ * @param {http.ServerResponse} res a response whose _headerSent is true
+ * @param {*} chunk the chunk as end() received it, after argument shuffling
+ * @param {*} encoding the encoding, after argument shuffling
+ * @param {object|null} block lib/render.js blockOf() for `res`
+ * @returns {string|null} null to send it, else why Node's end() runs
+ */
+function streamedReason (res, chunk, encoding, block) {
+  if (httpDebug) return FALLBACK.DEBUG
+  if (chunk) {
+    if (typeof chunk === 'string') {
+      if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
+    } else if (!isUint8Array(chunk)) {
+      return FALLBACK.CHUNK_TYPE
+    }
+  }
+  if (res.finished) return FALLBACK.FINISHED
+  if (res.destroyed) return FALLBACK.DESTROYED
+  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  if (typeof res._header !== 'string' || res._hasBody !== true) return FALLBACK.HEADERS_SENT
+  const socket = res.socket
+  // (A fake socket, as fastify.inject()'s: the header went out there.)
+  if (!socket || !(socket instanceof Socket)) return FALLBACK.HEADERS_SENT
+  const waiting = waitingReason(res, socket._writableState)
+  if (waiting !== null) return waiting
+  // Before the socket's other checks: a block Node rendered (srvx, under
+  // h3, renders every block so) then costs Node's own end() and little more.
+  if (block === null || block.slot < 0 || block.chunked) return FALLBACK.STREAMED
+  const socketFailure = socketReason(res, socket, WAIT_HELD)
+  if (socketFailure !== null) return socketFailure
+  // (Node 22+'s end() calls the response's uncork() too: the caller checks
+  // it, which may be the shim's own.)
+  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
+  return null
+}
+
+/**
+ * Whether the writes waiting on the socket's cork are all of `res` since
+ * its header, and nothing else is pending: the first may hold the header
+ * (write_() joins a string chunk to it, or writes it alone before a
+ * Uint8Array), no write is in flight and no callback waits but theirs.
+ * @param {http.ServerResponse} res
+ * @param {object} state the socket's Writable state
+ * @returns {string|null} null, HEADERS_SENT (the header went out earlier)
+ *   or SOCKET_BUSY
+ */
+function waitingReason (res, state) {
+  const buffered = state.buffered
+  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 ||
+      state.bufferedIndex !== 0) {
+    return FALLBACK.HEADERS_SENT
+  }
+  if (state.writing || state.objectMode || state.errored !== null || state.ending ||
+      state.pendingcb !== buffered.length) {
+    return FALLBACK.SOCKET_BUSY
+  }
+  // (That a string begins with the header, lib/send.js waitingBody()
+  // checks as it takes the body: a merged string is a cons string, whose
+  // chars V8 reads one by one until it is flattened.)
+  const first = buffered[0].chunk
+  const head = res._header
+  if (first !== head && (typeof first !== 'string' || first.length <= head.length)) {
+    return FALLBACK.HEADERS_SENT
+  }
+  return null
+}
+
+/**
  * Decides whether res.uncork() may send the chunks a Node 24.22+/26.10+
  * response holds on its own cork (kChunkedBuffer) with fewer socket writes
  * (lib/send.js, flushChunks()), where the probe found that protocol
@@ -577,6 +651,7 @@ module.exports = {
   WRITE,
   writeReason,
   tailReason,
+  streamedReason,
   uncorkReason,
   bodyDropped,
   isBodylessStatus,

@@ -59,6 +59,9 @@ const ADVICE = {
     'set strings, numbers or arrays of them',
   'non-ascii': 'a header or status message with characters outside ASCII in a UTF-8 message: ' +
     'encode them (encodeURIComponent) where you can, else ' + OWN_PATH,
+  streamed: 'write() calls with a Content-Length, then end(), on a header block Node rendered ' +
+    '(an array value, a header only Node renders) or a socket the addon does not write to (TLS, ' +
+    'a UNIX domain socket): pass header values as strings, or ' + OWN_PATH,
   'node-rendered': 'a string body after a header block Node rendered (_contentLength set by hand, ' +
     'as @hono/node-server does, or a header only Node renders), on Node 24.21+ or 26.8+, where ' +
     'Node\'s own end() costs less: nothing to change (on Node 20 and 22 such responses are native)',

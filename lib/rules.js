@@ -33,6 +33,7 @@ const FALLBACK = Object.freeze({
   BODY_TOO_LARGE: 'body-too-large', // above maxBodySize, or above 4 KiB without a direct write
   HEADER_VALUE: 'header-value', // a value whose stringification runs user code
   NON_ASCII: 'non-ascii', // a UTF-8 message whose chars and bytes differ
+  STREAMED: 'streamed', // end() after write()s with Content-Length framing, without a direct write
   NODE_RENDERED: 'node-rendered', // Node's block + a string body as one latin1 string (24.21+): dearer than Node's end()
   KEEP_ALIVE_MAX: 'keep-alive-max', // maxRequestsPerSocket not an int32: lines differ
   INVALID: 'invalid' // Node would throw, or the core rejected the message

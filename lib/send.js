@@ -25,6 +25,15 @@ const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffs
 // send()'s result when a body above COPY_MAX_BODY could not go out in a
 // direct write: Node's own end() writes it without the copy.
 const SEND_TOO_LARGE = -1
+// sendWaiting()'s results when the kernel took nothing (the socket's
+// buffer is full) and when a pending socket error failed the write.
+const SEND_BUSY = -3
+const SEND_REPORT = -4
+// waitingBody()'s result for a write of an encoding but utf8 or latin1.
+const SEND_ENCODING = -2
+// waitingBody()'s result when the first write waiting does not begin with
+// the header block (it went out on an earlier tick).
+const SEND_HEADER_GONE = -5
 // The key of sendCached()/fillCached() (lib/codes.js), as constants of
 // this file: read per response.
 const {
@@ -188,6 +197,14 @@ function needDrain (state) {
 // null. Only sockets of exactly net.Socket's class: fallbackReason() found
 // them writable, so writableNeedDrain is the needDrain flag itself.
 function directHandle (socket) {
+  const handle = tcpHandle(socket)
+  return handle === null || needDrain(socket._writableState) ? null : handle
+}
+
+// The TCP handle of a socket of exactly net.Socket's class whose writes
+// the addon may make on the descriptor (connected, the handle's own write
+// methods), else null.
+function tcpHandle (socket) {
   if (!direct || socket.constructor !== PlainSocket || learned.kHandle === null ||
       learned.kLastWriteQueueSize === null) {
     return null
@@ -196,8 +213,7 @@ function directHandle (socket) {
   if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle)))) {
     return null
   }
-  if (handle.writeBuffer !== tcpWriteBuffer || needDrain(socket._writableState) ||
-      socket.connecting || socket._pendingData !== null) {
+  if (handle.writeBuffer !== tcpWriteBuffer || socket.connecting || socket._pendingData !== null) {
     return null
   }
   return handle
@@ -299,6 +315,8 @@ class Message {
     // The socket's handle when the write may go to the descriptor
     // (directHandle()), else null.
     this.handle = null
+    // The errno of a direct write that failed (sendWaiting()).
+    this.failed = 0
   }
 }
 
@@ -504,8 +522,8 @@ function finishSent (res) {
 // corks until the next tick: the chunk-size line (latin1, with the header
 // in front on the first write), a CRLF Buffer, the chunk, and a CRLF Buffer
 // carrying the callback. writeChunk() sends the same bytes in two writes (a
-// string chunk of up to JOIN_MAX chars joined to its size line, then a CRLF
-// string) or three (a Uint8Array, not copied, or a longer string, then a
+// string chunk of up to JOIN_MAX chars joined to its size line, then the CRLF
+// Buffer, as Node's) or three (a Uint8Array, not copied, or a longer string, then a
 // CRLF Buffer), on the same cork; the tick's uncork joins the strings
 // waiting there first (joinWaiting()). Node's Writable counts what it holds
 // by the length of each write (chars for a string), so writableLength,
@@ -572,9 +590,7 @@ function writeChunk (res, chunk, encoding, callback) {
   } else {
     // A UTF-8 chunk with as many bytes as chars is ASCII: as latin1, the
     // same bytes, which the socket copies instead of encoding, whatever
-    // latin1 chars the header holds. The closing CRLF goes as a string of
-    // the same encoding, so that joinWaiting() can join the writes of a
-    // tick into one.
+    // latin1 chars the header holds.
     const charset = latin1 || len === chunk.length ? 'latin1' : 'utf8'
     if (charset === 'latin1' || !merged || !NON_ASCII.test(line)) {
       // The size line is ASCII (and so is the header, for UTF-8 text).
@@ -583,7 +599,9 @@ function writeChunk (res, chunk, encoding, callback) {
       socket.write(line, 'latin1')
       socket.write(chunk, 'utf8')
     }
-    ret = socket.write('\r\n', charset, cb)
+    // The closing CRLF is Node's form of it, a Buffer, which the callback
+    // sees as its entry's chunk; joinWaiting() joins it as text.
+    ret = socket.write(CRLF_BUF, cb)
   }
   if (!ret) res[kNeedDrain] = true
   return ret
@@ -649,13 +667,40 @@ function finishCallback (res, single) {
   return (err) => protocol.onFinish(res, err)
 }
 
-// The strings one joined write stands for, with their callbacks; the
-// Writable calls each write's callback in order after the writev, and the
-// joined write calls theirs in that order.
-function joinedCallback (callbacks) {
+// The writes one joined write stands for. The Writable calls each write's
+// callback after a writev as a method of its buffered entry
+// (`buffered[n].callback(err)`: its `this` is the entry, its chunk,
+// encoding and callback), in order; the joined write calls theirs so, on
+// the entries themselves.
+// Refs: test/fixtures/responses.js "chunked write callbacks, their this and arguments"
+function joinedCallback (entries) {
   return (err) => {
-    for (let i = 0; i < callbacks.length; i++) callbacks[i](err)
+    for (let i = 0; i < entries.length; i++) entries[i].callback(err)
   }
+}
+
+// The text class a waiting write joins with: its encoding for a string of
+// 'utf8' or 'latin1', 'ascii' (either) for writeChunk()'s closing CRLF,
+// else null (written as it is).
+function waitingClass (entry) {
+  const chunk = entry.chunk
+  if (chunk === CRLF_BUF) return 'ascii'
+  if (typeof chunk !== 'string') return null
+  const encoding = entry.encoding
+  return encoding === 'utf8' || encoding === 'latin1' ? encoding : null
+}
+
+// The entry standing for buffered[i..j) joined as one string of `cls`.
+function joinEntries (buffered, i, j, cls) {
+  let chunk = ''
+  const entries = []
+  for (let k = i; k < j; k++) {
+    const entry = buffered[k]
+    chunk += entry.chunk === CRLF_BUF ? '\r\n' : entry.chunk
+    entries.push(entry)
+  }
+  const ascii = cls !== 'utf8' || byteLength(chunk, 'utf8') === chunk.length
+  return { chunk, encoding: ascii ? 'latin1' : 'utf8', callback: joinedCallback(entries) }
 }
 
 /**
@@ -694,33 +739,21 @@ function joinWaiting (socket) {
   let out = from
   let i = from
   while (i < last) {
-    const entry = buffered[i]
-    const encoding = entry.encoding
+    let cls = waitingClass(buffered[i])
+    let size = cls === null ? 0 : buffered[i].chunk.length
     let j = i + 1
-    if (typeof entry.chunk === 'string' && (encoding === 'utf8' || encoding === 'latin1')) {
-      let size = entry.chunk.length
-      while (j < last) {
-        const next = buffered[j].chunk
-        if (typeof next !== 'string' || buffered[j].encoding !== encoding ||
-            next.length > JOIN_TOTAL - size) {
-          break
-        }
-        size += next.length
-        j++
+    while (cls !== null && j < last) {
+      const next = waitingClass(buffered[j])
+      const length = buffered[j].chunk.length
+      if (next === null || (next !== 'ascii' && cls !== 'ascii' && next !== cls) ||
+          length > JOIN_TOTAL - size) {
+        break
       }
+      if (cls === 'ascii') cls = next
+      size += length
+      j++
     }
-    if (j - i === 1) {
-      buffered[out++] = entry
-    } else {
-      let chunk = entry.chunk
-      const callbacks = [entry.callback]
-      for (let k = i + 1; k < j; k++) {
-        chunk += buffered[k].chunk
-        callbacks.push(buffered[k].callback)
-      }
-      const ascii = encoding === 'latin1' || byteLength(chunk, 'utf8') === chunk.length
-      buffered[out++] = { chunk, encoding: ascii ? 'latin1' : encoding, callback: joinedCallback(callbacks) }
-    }
+    buffered[out++] = j - i === 1 ? buffered[i] : joinEntries(buffered, i, j, cls)
     i = j
   }
   buffered[out++] = buffered[last]
@@ -732,8 +765,10 @@ function joinWaiting (socket) {
     // copy per entry (the writable-state counts, in chars, are the bytes).
     for (let k = from; k < out; k++) {
       const entry = buffered[k]
+      // In place: a write's callback runs on its own entry (joinedCallback()).
       if (typeof entry.chunk === 'string') {
-        buffered[k] = { chunk: BufferClass.from(entry.chunk, 'latin1'), encoding: 'buffer', callback: entry.callback }
+        entry.chunk = BufferClass.from(entry.chunk, 'latin1')
+        entry.encoding = 'buffer'
       }
     }
     state.allBuffers = true
@@ -950,6 +985,286 @@ function flushChunks (res, last, onLast) {
   return count
 }
 
+// --- end() after write()s with Content-Length framing --------------------
+//
+// write() with Content-Length framing (hapi, h3, send and serve-static,
+// koa-send, pipe() with a known length) stays Node's own: write_() corks
+// the socket until the next tick and hands it the header joined to the
+// first chunk (a string chunk merged into it, a Uint8Array after it), then
+// each chunk as it is. When end() comes in the same tick, Node's end()
+// adds an empty write carrying 'finish' (Node 24.21+: end()'s chunk carries
+// it) and uncorks the socket fully: one writev of everything, completed at
+// once on an idle socket, whose callback runs on the next tick and calls
+// each write's callback as a method of its buffered entry, then 'finish'.
+// sendWaiting() sends the same bytes in one direct write instead, the
+// cached header block and the body taken from the waiting writes, and
+// leaves the socket as that writev leaves it (lib/decide.js
+// streamedReason() says when). What the kernel does not take goes to
+// socket.write() as one write whose callback calls the same callbacks.
+// Refs: test/fixtures/responses.js "streamed CL: ..."
+
+// A body of several waiting writes is copied into one, up to this size:
+// beyond it Node's writev, which copies nothing, costs less.
+const JOIN_BODY_MAX = COPY_MAX_BODY
+
+// The text class of a waiting write ('latin1', 'utf8' or 'buffer'), or
+// null for another encoding (Node's own end() then).
+function partClass (chunk, encoding) {
+  if (typeof chunk !== 'string') return 'buffer'
+  if (encoding === 'latin1') return 'latin1'
+  return encoding === 'utf8' || !encoding ? 'utf8' : null
+}
+
+/**
+ * Fills `m.body`, `m.bodyLength` and `m.flags` with the body of the writes
+ * waiting on the socket's cork (`buffered`, from a first entry that holds
+ * the header `head`, joined to a string chunk or alone) and end()'s own
+ * chunk. One part is taken as it is; several are joined, as one string
+ * where all are text of one class, else copied into one Buffer.
+ * @returns {number} 0, ENONASCII (UTF-8 text that is not ASCII, found by
+ *   copying it), SEND_TOO_LARGE (several parts above JOIN_BODY_MAX),
+ *   SEND_ENCODING (a write of another encoding) or SEND_HEADER_GONE
+ */
+function waitingBody (buffered, head, chunk, encoding, m) {
+  const first = buffered[0].chunk
+  const last = chunk ? buffered.length + 1 : buffered.length
+  let body = first === head ? null : stringSlice.call(first, head.length)
+  // The header went out on an earlier tick: the first write is body only.
+  if (body !== null && stringSlice.call(first, 0, head.length) !== head) return SEND_HEADER_GONE
+  let cls = body === null ? null : partClass(body, buffered[0].encoding)
+  let length = body === null ? 0 : body.length
+  let parts = body === null ? 0 : 1
+  for (let i = 1; i < last; i++) {
+    const part = i < buffered.length ? buffered[i].chunk : chunk
+    const partCls = partClass(part, i < buffered.length ? buffered[i].encoding : encoding)
+    if (partCls === null) return SEND_ENCODING
+    if (part.length === 0) continue
+    length += part.length
+    if (parts++ === 0) {
+      body = part
+      cls = partCls
+    } else if (partCls !== cls || cls === 'buffer') {
+      cls = 'copy'
+    }
+  }
+  if (parts > 1 && length > JOIN_BODY_MAX) return SEND_TOO_LARGE
+  if (cls === 'copy') {
+    body = copyParts(buffered, head, chunk, encoding, length)
+    if (body === null) return ENONASCII
+  } else if (parts > 1) {
+    body = joinParts(buffered, head, chunk)
+  }
+  m.body = body
+  m.bodyLength = length
+  // A cached block is ASCII; latin1 text and bytes go as they are, UTF-8
+  // text only if it is ASCII (C checks before it writes anything).
+  if (cls === 'latin1') {
+    m.flags = FLAGS.BODY_LATIN1
+  } else {
+    m.flags = cls === 'utf8' ? FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY | FLAGS.HEAD_ONE_BYTE : FLAGS.HEAD_ONE_BYTE
+  }
+  return 0
+}
+
+// The text of the waiting writes after the header, and end()'s chunk, as
+// one string (all of one class).
+function joinParts (buffered, head, chunk) {
+  const first = buffered[0].chunk
+  let body = first === head ? '' : stringSlice.call(first, head.length)
+  for (let i = 1; i < buffered.length; i++) body += buffered[i].chunk
+  return chunk ? body + chunk : body
+}
+
+// The same parts copied into one Buffer of `length` bytes, or null when a
+// UTF-8 part is not ASCII (its bytes would outnumber its chars).
+function copyParts (buffered, head, chunk, encoding, length) {
+  const out = allocUnsafe(length)
+  let at = 0
+  const last = chunk ? buffered.length + 1 : buffered.length
+  for (let i = 0; i < last; i++) {
+    let part = i < buffered.length ? buffered[i].chunk : chunk
+    const enc = i < buffered.length ? buffered[i].encoding : encoding
+    if (i === 0) {
+      if (part === head) continue
+      part = stringSlice.call(part, head.length)
+    }
+    if (typeof part !== 'string') {
+      out.set(part, at)
+      at += part.length
+    } else {
+      // ASCII text is its latin1 bytes.
+      if (enc !== 'latin1' && byteLength(part, 'utf8') !== part.length) return null
+      at += out.latin1Write(part, at)
+    }
+  }
+  return out
+}
+
+/**
+ * end() after write()s with Content-Length framing, all waiting on the
+ * socket's cork, once lib/decide.js streamedReason() said yes: the cached
+ * header block `m.slot` with the body of those writes and of `chunk`, in
+ * one direct write to `m.handle`.
+ * @param {http.ServerResponse} res
+ * @param {Message} m slot, contentLength and handle filled by the caller
+ * @param {string|Uint8Array|null|undefined} chunk end()'s chunk
+ * @param {string|null|undefined} encoding
+ * @param {Function|undefined} callback end()'s callback
+ * @returns {number} 0 when sent (whole or in part); SEND_TOO_LARGE,
+ *   SEND_BUSY (the kernel took nothing), SEND_ENCODING, or the core's
+ *   rejection: nothing was sent or changed; or SEND_REPORT when a pending
+ *   socket error failed the write: Node's own end() must then run inside
+ *   reportingWrites()
+ */
+function sendWaiting (res, m, chunk, encoding, callback) {
+  const socket = res.socket
+  const state = socket._writableState
+  const buffered = state.buffered
+  const head = res._header
+  const code = waitingBody(buffered, head, chunk, encoding, m)
+  if (code !== 0) return code
+  const body = m.body === null || m.bodyLength === 0 ? undefined : m.body
+  const contentLength = m.contentLength
+  const repeat = typeof contentLength === 'number' && contentLength === -1
+  const key = m.slot | m.flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
+    (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
+  const result = binding.sendCached(m.handle.fd, key, contentLength, body)
+  const outcome = sendOutcome(result)
+  if (outcome === REJECTED) return sendDetail(result)
+  if (outcome === FAILED) {
+    m.failed = sendDetail(result)
+    return SEND_REPORT
+  }
+  const total = head.length + m.bodyLength
+  const written = outcome === WHOLE ? total : sendDetail(result)
+  if (written === 0) return SEND_BUSY
+  // What Node's end() adds to the writes waiting: end()'s chunk.
+  const chars = state.length + (chunk ? chunk.length : 0)
+  takeWaiting(socket, state, buffered.length)
+  if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+  countDirect(m.handle, written)
+  if (written === total) {
+    directStats.direct++
+    state.pendingcb++
+    socket._unrefTimer()
+    markNeedDrain(socket, chars)
+    processObject.nextTick(afterWaitingWrite, socket, res, buffered)
+  } else {
+    directStats.partial++
+    writeRest(socket, res, m, written, total, buffered)
+    markNeedDrain(socket, chars)
+  }
+  res[kCorked] = 0
+  res.finished = true
+  return 0
+}
+
+// The socket's Writable state as the uncork of Node's end() leaves it once
+// its writev of `count` waiting writes (and end()'s own) went out: no
+// cork, nothing buffered, their pending callbacks dropped but the writev's.
+// The last uncork is the Writable's own, with nothing buffered left to
+// write: it clears the cork where the state keeps it twice (a count and a
+// bit, Node 20.19+).
+function takeWaiting (socket, state, count) {
+  state.length = 0
+  state.buffered = null
+  state.bufferedIndex = 0
+  state.allBuffers = true
+  state.allNoop = true
+  state.pendingcb -= count
+  state.corked = 1
+  socket.uncork()
+  if (state.sync) state.sync = false
+}
+
+// The rest of a message the kernel took `written` bytes of, through
+// socket.write(), with the counts Node's writev of the whole would show
+// (as send() does for a message of its own).
+function writeRest (socket, res, m, written, total, entries) {
+  const restLength = total - written
+  const head = res._header
+  const body = m.body
+  let rest
+  if (written >= head.length) {
+    rest = bodyRest(body, written - head.length, m.bodyLength)
+  } else {
+    // (Rare: the kernel took part of the header block.) Every char of the
+    // block and of a text body is one byte.
+    const headRest = stringSlice.call(head, written)
+    if (body === null || typeof body === 'string') {
+      rest = body === null ? headRest : headRest + body
+    } else {
+      rest = BufferClass.concat([BufferClass.from(headRest, 'latin1'), body])
+    }
+  }
+  const onWrite = restCallback(res, entries)
+  if (typeof rest === 'string') {
+    socket.write(rest, 'latin1', onWrite)
+  } else {
+    socket.write(rest, onWrite)
+  }
+  const state = socket._writableState
+  if (state.length === restLength && state.writelen === restLength) {
+    state.length += written
+    state.writelen += written
+    socket[learned.kLastWriteQueueSize] += written
+  }
+}
+
+// The callback of writeRest()'s write: the writev's of Node's end(), an
+// unnamed function (the pending write's _writableState.writecb shows it),
+// calling each waiting write's callback on its entry, then onFinish.
+function restCallback (res, entries) {
+  return (err) => {
+    for (let i = 0; i < entries.length; i++) entries[i].callback(err)
+    protocol.onFinish(res, err)
+  }
+}
+
+// The tick after sendWaiting()'s direct write: Node's afterWrite() for its
+// writev, whose callback calls each waiting write's callback on its entry,
+// then the protocol's onFinish ('finish').
+function afterWaitingWrite (socket, res, entries) {
+  const state = socket._writableState
+  if (needDrain(state) && !state.ending && !state.destroyed && state.length === 0) {
+    state.needDrain = false
+    socket.emit('drain')
+  }
+  state.pendingcb--
+  for (let i = 0; i < entries.length; i++) entries[i].callback(null)
+  protocol.onFinish(res, null)
+}
+
+/**
+ * Runs `run` (Node's own end()) with the handle of `socket` answering its
+ * one write with the error a direct write met (a libuv code, -errno), as
+ * its own methods answer a write that fails at once, counting the bytes of
+ * the writev that fails as Node's does.
+ * @param {object} handle
+ * @param {number} errno
+ * @param {number} bytes the message's bytes
+ * @param {() => *} run
+ * @returns {*} what `run` returned
+ */
+function reportingWrites (handle, errno, bytes, run) {
+  const fail = () => {
+    countDirect(handle, bytes)
+    return -errno
+  }
+  handle.writev = fail
+  handle.writeBuffer = fail
+  handle.writeLatin1String = () => -errno
+  handle.writeUtf8String = () => -errno
+  try {
+    return run()
+  } finally {
+    delete handle.writev
+    delete handle.writeBuffer
+    delete handle.writeLatin1String
+    delete handle.writeUtf8String
+  }
+}
+
 module.exports = {
   Message,
   COPY_MAX_BODY,
@@ -962,6 +1277,13 @@ module.exports = {
   joinWaiting,
   flushChunks,
   directHandle,
+  tcpHandle,
+  sendWaiting,
+  reportingWrites,
+  SEND_BUSY,
+  SEND_REPORT,
+  SEND_ENCODING,
+  SEND_HEADER_GONE,
   directStats,
   resetDirectStats
 }

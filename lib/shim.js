@@ -20,8 +20,8 @@ const writeHeadShim = require('./write-head.js')
 const headers = require('./headers.js')
 const { FLAGS, ERRORS } = require('./codes.js')
 const {
-  Message, COPY_MAX_BODY, SEND_TOO_LARGE, countLines, send, finishSent, writeChunk, endAfterWrites, flushChunks,
-  directHandle, directStats, resetDirectStats
+  Message, COPY_MAX_BODY, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, send, finishSent, writeChunk,
+  endAfterWrites, flushChunks, sendWaiting, reportingWrites, directHandle, tcpHandle, directStats, resetDirectStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
@@ -30,7 +30,7 @@ const { ENONASCII } = ERRORS
 const debugEnabled = debug.enabled
 
 const {
-  FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, tailReason, uncorkReason
+  FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, tailReason, uncorkReason, streamedReason
 } = decide
 const { RENDER_BY_NODE } = render
 
@@ -280,9 +280,18 @@ function end (chunk, encoding, callback) {
     }
     block = render.blockOf(this)
   }
+  let counted = reason
   if (reason === null) {
     if (nativeEnd(this, c, e, cb, block)) return this
-  } else if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
+    return nodeEnd.call(this, chunk, encoding, callback)
+  }
+  if (reason === FALLBACK.HEADERS_SENT && this.chunkedEncoding === false) {
+    // write()s with Content-Length framing (h3, hapi, send, pipe()).
+    counted = endStreamed(this, c, e, cb, block)
+    if (counted === null) return this
+    if (counted === REPORT) return endReporting(this, nodeEnd, chunk, encoding, callback)
+  }
+  if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
       tailEnd && (c || this.chunkedEncoding === true) && (!heldTail || heldUncork(this)) &&
       tailReason(this, c, e) === null) {
     // end() after write(): the chunk in fewer socket writes, and the
@@ -294,10 +303,64 @@ function end (chunk, encoding, callback) {
     stats.native++
     stats.writes.native += endAfterWrites(this, c, e, cb)
     return this
-  } else {
-    count(reason, this)
   }
+  count(counted, this)
   return nodeEnd.call(this, chunk, encoding, callback)
+}
+
+/**
+ * end() after write()s with Content-Length framing that wait on the
+ * socket's cork: the cached header block and their body in one direct
+ * write (lib/send.js, sendWaiting()), once lib/decide.js streamedReason()
+ * said yes.
+ * @param {object|null} block lib/render.js blockOf() for `res`
+ * @returns {string|null} null when done; REPORT when a pending socket error
+ *   failed the write (`message` holds it); else the reason Node's own end()
+ *   must run for (nothing changed)
+ */
+function endStreamed (res, chunk, encoding, callback, block) {
+  const reason = streamedReason(res, chunk, encoding, block)
+  if (reason !== null) return reason
+  // Node's end() calls the response's uncork() (Node 22+), which the shim
+  // replaces where Node 24.22's write() holds chunks.
+  if (res.uncork !== legacyUncork && !heldUncork(res)) return FALLBACK.PATCHED
+  const handle = tcpHandle(res.socket)
+  if (handle === null) return FALLBACK.STREAMED
+  render.release()
+  const m = message
+  m.slot = block.slot
+  m.contentLength = render.lengthArgument(block)
+  m.handle = handle
+  const code = sendWaiting(res, m, chunk, encoding, callback)
+  if (code === 0) {
+    stats.native++
+    finishSent(res)
+    return null
+  }
+  // C may have stopped before it read the length.
+  render.forgetLength(block)
+  if (code === SEND_REPORT) {
+    stats.native++
+    return REPORT
+  }
+  if (code === SEND_HEADER_GONE) return FALLBACK.HEADERS_SENT
+  if (code === SEND_BUSY) return FALLBACK.SOCKET_BUSY
+  if (code === SEND_TOO_LARGE) return FALLBACK.BODY_TOO_LARGE
+  if (code === ENONASCII) return FALLBACK.NON_ASCII
+  return code === SEND_ENCODING ? FALLBACK.ENCODING : FALLBACK.INVALID
+}
+
+// What endStreamed() returns when Node's own end() must meet the error a
+// direct write met.
+const REPORT = 'report'
+
+// Node's own end() after a pending socket error failed endStreamed()'s
+// direct write (`message` holds the errno): the socket's handle answers
+// its write with that error (the response counts as native).
+function endReporting (res, nodeEnd, chunk, encoding, callback) {
+  const m = message
+  return reportingWrites(m.handle, m.failed, res._header.length + m.bodyLength,
+    () => nodeEnd.call(res, chunk, encoding, callback))
 }
 
 // What renderFirst() returns when the header was not rendered.

@@ -383,6 +383,12 @@ function answerWith (res, body, i, callback) {
     if (framing === 'length') res.writeHead(200, { 'Content-Length': String(5 + last.length) })
     res.write('part ')
     res.end(last, callback)
+  } else if (kind === 'streamed-end' || kind === 'streamed-buffer') {
+    // write()s, then end() without a chunk.
+    const text = `part answer ${i}`
+    if (framing === 'length') res.writeHead(200, { 'Content-Length': String(text.length) })
+    res.write(kind === 'streamed-end' ? text : Buffer.from(text))
+    res.end(callback)
   } else {
     res.end(`answer ${i}`, callback)
   }
@@ -421,14 +427,16 @@ t.test('a client reset', async t => {
   // wrote a Buffer or several chunks, and not when it wrote one string:
   // which one depends on the body and the Node line.
   for (const body of ['buffer', 'none', 'dropped', 'chunked-string', 'chunked-buffer', 'chunked-none',
-    'streamed', 'chunked-streamed']) {
+    'streamed', 'streamed-end', 'streamed-buffer', 'chunked-streamed']) {
     await t.test(`reset not yet read, end() with body shape ${body}`, async t => {
       const { legacy, native } = await unreadResetRuns(['reset-unread'], body)
       t.strictSame(native.result.events, legacy.result.events, 'same events, errors, byte counts and order')
       t.match(legacy.result.events.join(' '), /socket:error:E(CONNRESET|PIPE)/, 'Node reports the reset')
-      // end(chunk) after write() is the shim's where end() and write() are
-      // Node 20's (lib/shim.js, tailEnd).
-      const native1 = body.endsWith('streamed')
+      // With Content-Length framing, end() after write() goes out in one
+      // direct write (lib/send.js, sendWaiting()), whose failure Node's own
+      // end() then reports; end(chunk) after chunked write()s is the shim's
+      // where end() and write() are Node 20's (lib/shim.js, tailEnd).
+      const native1 = body === 'chunked-streamed'
         ? shimActive && protocolName === 'node20' && internals.chunkedWrite
         : canDirect
       if (native1) t.equal(native.stats.native, 1, 'the native path was taken')

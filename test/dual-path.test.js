@@ -44,13 +44,21 @@ t.test('over HTTPS', async t => {
 // A server on a UNIX domain socket (behind a proxy on the same machine)
 // has a net.Socket over a pipe handle: the shim writes the one message with
 // socket.write() there (no direct write), with the same bytes and state.
-// Every fixture, as over TCP. The path may differ where a body is above
+// Every fixture, as over TCP. end() after write()s with Content-Length
+// framing falls back there (streamed). The path may differ where a body is above
 // COPY_MAX_BODY (4 KiB): a TCP socket takes it natively in a direct write,
 // a pipe leaves it to Node (body-too-large), whose slower write can then
 // leave the next pipelined response waiting for the socket (no-socket).
 // Any other reason, and the number of end() calls, must be as stated.
 function pipePathMatches (found, wanted) {
   if (pathMatches(found, wanted)) return true
+  // end() after write()s with Content-Length framing is native only in a
+  // direct write: without one it falls back before the checks of the body
+  // (which tell non-ascii, or a header that went out on an earlier tick).
+  if (found.streamed && ['native', 'non-ascii', 'headers-sent'].some(reason =>
+    pathMatches(renameStreamed(found, reason), wanted))) {
+    return true
+  }
   if (!found['body-too-large']) return false
   const sum = counts => Object.values(counts).reduce((a, b) => a + b, 0)
   const counts = typeof wanted === 'object' && !Array.isArray(wanted) ? wanted : null
@@ -58,6 +66,13 @@ function pipePathMatches (found, wanted) {
   const piped = new Set(['body-too-large', 'no-socket', 'native'])
   return Object.keys(found).every(reason => piped.has(reason) ||
     (counts === null ? [].concat(wanted).includes(reason) : (counts[reason] || 0) >= found[reason]))
+}
+
+// `found` with its 'streamed' count counted under `reason`.
+function renameStreamed (found, reason) {
+  const out = { ...found, [reason]: (found[reason] || 0) + found.streamed }
+  delete out.streamed
+  return out
 }
 
 t.test('over a UNIX domain socket', { skip: process.platform === 'win32' && 'POSIX only' }, async t => {

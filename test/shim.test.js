@@ -443,6 +443,19 @@ const ROWS = [
     counted: { 'headers-sent': 1 }
   },
   {
+    want: FALLBACK.HEADERS_SENT,
+    name: 'write() with Content-Length framing then end(): a block Node rendered',
+    run (req, res, check) {
+      // An array value: Node's own writeHead() renders the block, which
+      // the native path does not send in a direct write.
+      res.writeHead(200, { 'Content-Length': 2, 'X-A': ['1', '2'] })
+      res.write('ab')
+      check(res)
+      res.end()
+    },
+    counted: { streamed: 1 }
+  },
+  {
     want: FALLBACK.KEEP_ALIVE_MAX,
     name: 'a fractional maxRequestsPerSocket (Keep-Alive max differs between lines)',
     run (req, res, check) {

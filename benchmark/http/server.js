@@ -23,10 +23,16 @@ const expressShape = shape === 'express3' || shape === 'hooked'
 const body = type === 'buffer' || expressShape ? Buffer.alloc(len, 'C') : 'C'.repeat(len)
 
 // Split as Node's fixture does: chunks - 1 pieces of floor(len / chunks)
-// bytes (at least 1) go out with write(), the remainder with end().
+// bytes (at least 1) go out with write(), the remainder with end();
+// shape=streamed writes the remainder too and calls end() without it.
 const pieces = []
 let last = body
-if (chunks > 1) {
+if (shape === 'streamed') {
+  const step = Math.floor(len / chunks) || 1
+  for (let i = 0; i < chunks - 1; i++) pieces.push(body.slice(i * step, i * step + step))
+  pieces.push(body.slice((chunks - 1) * step))
+  last = undefined
+} else if (chunks > 1) {
   const step = Math.floor(len / chunks) || 1
   for (let i = 0; i < chunks - 1; i++) pieces.push(body.slice(i * step, i * step + step))
   last = body.slice((chunks - 1) * step)

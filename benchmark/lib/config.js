@@ -19,14 +19,15 @@ const SERVER_DEFAULTS = Object.freeze({
   // with no headers of its own (so no Content-Length: chunked framing), as
   // plain http servers write it, then end(body); 'hooked': express3 on a
   // response whose writeHead on-headers replaced, as morgan does on every
-  // response
+  // response; 'streamed': writeHead() with Content-Length, the body in
+  // `chunks` write() calls, then end() without a chunk (h3, hapi, send)
   shape: 'simple',
   // Response status: 204 and 304 responses carry no body (Node drops the
   // chunk end() is given); the handler's calls stay the same
   status: 200
 })
 
-const SHAPES = ['simple', 'express3', 'stored', 'hooked']
+const SHAPES = ['simple', 'express3', 'stored', 'hooked', 'streamed']
 const STATUSES = [200, 204, 304]
 const METHODS = ['GET', 'HEAD']
 

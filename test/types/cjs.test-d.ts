@@ -28,13 +28,13 @@ assertType<keyof typeof FALLBACK,
   'NO_SOCKET' | 'NOT_SOCKET_OWNER' | 'SOCKET_UNWRITABLE' | 'SOCKET_BUSY' | 'PATCHED' |
   'HTTP_VERSION' | 'HEAD' | 'NO_BODY_STATUS' | 'EXPECT' | 'STRICT_CONTENT_LENGTH' | 'TRAILERS' |
   'TRANSFER_ENCODING' | 'CHUNKED' | 'ENCODING' | 'CHUNK_TYPE' | 'BODY_TOO_LARGE' |
-  'HEADER_VALUE' | 'NON_ASCII' | 'NODE_RENDERED' | 'KEEP_ALIVE_MAX' | 'INVALID'>(true)
+  'HEADER_VALUE' | 'NON_ASCII' | 'STREAMED' | 'NODE_RENDERED' | 'KEEP_ALIVE_MAX' | 'INVALID'>(true)
 assertType<FallbackReason,
   'no-binding' | 'unsupported-node' | 'debug' | 'finished' | 'destroyed' | 'headers-sent' |
   'no-socket' | 'not-socket-owner' | 'socket-unwritable' | 'socket-busy' | 'patched' |
   'http-version' | 'head' | 'no-body-status' | 'expect' | 'strict-content-length' | 'trailers' |
   'transfer-encoding' | 'chunked' | 'encoding' | 'chunk-type' | 'body-too-large' |
-  'header-value' | 'non-ascii' | 'node-rendered' | 'keep-alive-max' | 'invalid'>(true)
+  'header-value' | 'non-ascii' | 'streamed' | 'node-rendered' | 'keep-alive-max' | 'invalid'>(true)
 // @ts-expect-error: a misspelled key
 console.log(FALLBACK.NO_BINDNG)
 // @ts-expect-error: FALLBACK is frozen
