@@ -357,6 +357,27 @@ function bodyDropped (res) {
 }
 
 /**
+ * What write_() checks of a chunk and the response before it writes, in
+ * its order: the chunk's type and encoding, then a finished or destroyed
+ * response, then strictContentLength (its length check is Node's).
+ * @param {http.ServerResponse} res the response
+ * @param {*} chunk the chunk, after argument shuffling ('' for none)
+ * @param {*} encoding the encoding, after argument shuffling
+ * @returns {string|null} the reason Node's own method runs, or null
+ */
+function chunkReason (res, chunk, encoding) {
+  if (typeof chunk === 'string') {
+    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
+  } else if (!isUint8Array(chunk)) {
+    return FALLBACK.CHUNK_TYPE
+  }
+  if (res.finished) return FALLBACK.FINISHED
+  if (res.destroyed) return FALLBACK.DESTROYED
+  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  return null
+}
+
+/**
  * Decides whether res.write(chunk, encoding) may send its chunk with fewer
  * socket writes (lib/send.js, writeChunk()): with chunked framing, on a
  * line where the probe found Node 20's write() (internals.chunkedWrite).
@@ -371,14 +392,8 @@ function writeReason (res, chunk, encoding) {
   if (internals === null || !internals.chunkedWrite) return FALLBACK.UNSUPPORTED_NODE
   // NODE_DEBUG=http: write_() prints its result.
   if (httpDebug) return FALLBACK.DEBUG
-  if (typeof chunk === 'string') {
-    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
-  } else if (!isUint8Array(chunk)) {
-    return FALLBACK.CHUNK_TYPE
-  }
-  if (res.finished) return FALLBACK.FINISHED
-  if (res.destroyed) return FALLBACK.DESTROYED
-  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  const early = chunkReason(res, chunk, encoding)
+  if (early !== null) return early
   if (res._header === null) return WRITE.HEADER_PENDING
   if (typeof res._header !== 'string') return FALLBACK.INVALID
   if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
@@ -530,16 +545,8 @@ function heldTailReason (res, chunk, encoding) {
  */
 function streamedReason (res, chunk, encoding, block) {
   if (httpDebug) return FALLBACK.DEBUG
-  if (chunk) {
-    if (typeof chunk === 'string') {
-      if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
-    } else if (!isUint8Array(chunk)) {
-      return FALLBACK.CHUNK_TYPE
-    }
-  }
-  if (res.finished) return FALLBACK.FINISHED
-  if (res.destroyed) return FALLBACK.DESTROYED
-  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  const early = chunkReason(res, chunk || '', chunk ? encoding : undefined)
+  if (early !== null) return early
   if (typeof res._header !== 'string' || res._hasBody !== true) return FALLBACK.HEADERS_SENT
   const socket = res.socket
   // (A fake socket, as fastify.inject()'s: the header went out there.)
