@@ -794,7 +794,12 @@ function fastWriteHead (res, statusCode, reason, obj) {
   if (walking) return false
   walking = true
   try {
-    return writeHeadObject(res, statusCode, reason, obj)
+    // The headers argument as writeHead() picks it (`obj ??= reason`
+    // without a string reason): an array of pairs has a renderer of its own.
+    const headers = typeof reason === 'string' ? obj : obj ?? reason
+    return Array.isArray(headers)
+      ? writeHeadArray(res, statusCode, reason, headers)
+      : writeHeadObject(res, statusCode, reason, obj)
   } finally {
     walking = false
   }
@@ -1163,6 +1168,150 @@ function renderWriteHeadMiss (res, code, message, ownMessage, n, lengthAt, chunk
   const value = chunked ? undefined : lengthAt === -1 ? res._contentLength : values[lengthAt]
   clearScratch(n)
   applyRendered(res, code, message, ownMessage, lengthAt !== -1, value, stored, chunked)
+}
+
+// --- writeHead(status, array) ----------------------------------------------
+
+/**
+ * writeHead(statusCode[, reason], headers) with the headers as an array,
+ * flat `[name, value, ...]` or nested `[[name, value], ...]`, as srvx (h3's
+ * Node adapter) passes them, on a response with no setHeader() calls. With
+ * stored headers Node merges the pairs into the store first, by
+ * setHeader() per pair (20, 22, 24) or removeHeader() and appendHeader()
+ * (26): storedWriteHead() leaves that to Node. _storeHeader() reads
+ * `headers.length && ArrayIsArray(headers[0])` to tell the forms apart,
+ * throws ERR_INVALID_ARG_VALUE for a flat array of odd length, then renders
+ * the pairs in index order as an object's entries, each validated,
+ * duplicates kept (Set-Cookie twice is two lines). So a pair is rendered
+ * here as writeHeadObject() renders an entry, and the block is cached
+ * under the same key: the names and values in order. Anything
+ * headerRenderable() does not take (an invalid or non-string name, a
+ * header _storeHeader() treats apart, a second Content-Length) returns
+ * false before anything on `res` changed, and Node's writeHead() renders
+ * the same arguments. The elements read so far are then read again there:
+ * the same values, unless an index of the array is an accessor.
+ * Refs: test/array-headers.test.js
+ * @returns {boolean} true when rendered
+ */
+function writeHeadArray (res, statusCode, reason, headers) {
+  if (res[kOutHeaders] !== null || !writeHeadable(res, statusCode) || isProxy(headers)) return false
+  const code = statusCode | 0
+  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
+    return false
+  }
+  const message = typeof reason === 'string'
+    ? reason
+    : res.statusMessage || STATUS_CODES[code] || 'unknown'
+  if (typeof message !== 'string') return false
+  // As writeHeadObject() decides them.
+  const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
+    res._removedTE === false && typeof res._contentLength !== 'number' &&
+    res.useChunkedEncodingByDefault === true
+  const appendable = handLength(res, code)
+  // writeHead() checks statusMessage before _storeHeader() reads the array.
+  const first = findEntry(code, message, -1, 0, true, chunkable, appendable)
+  if (first === null && INVALID_HEADER_CHAR.test(message)) return false
+  const nested = headers.length !== 0 && Array.isArray(headers[0])
+  if (!nested && headers.length % 2 !== 0) return false
+  const n = readPairs(headers, nested, code, message, first, chunkable, appendable)
+  if (n === -1) return false
+  return applyPairs(res, code, message, typeof reason === 'string', n, chunkable, appendable)
+}
+
+// What readPairs() leaves for applyPairs(): the cached entry whose headers
+// equal every pair read, or null (the pairs' framing is then in `scan`).
+const pairs = { entry: null }
+
+// Reads the pairs of `headers` into names[] and values[] in _storeHeader()'s
+// order (its loop reads `headers.length` each time round), matching them
+// against the cached entries for the status line, and checks each pair no
+// entry has before it reads the next, as Node throws at the first bad one.
+// Returns the number of pairs, or -1 (scratch cleared) for Node's
+// writeHead().
+function readPairs (headers, nested, code, message, first, chunkable, appendable) {
+  let e = first
+  let last = first
+  let checked = first === null
+  scan.lengthAt = -1
+  scan.teAt = -1
+  let i = 0
+  for (let k = 0; k < headers.length; k += nested ? 1 : 2) {
+    let key, value
+    if (nested) {
+      const entry = headers[k]
+      if (!Array.isArray(entry)) return giveUp(i)
+      key = entry[0]
+      value = entry[1]
+    } else {
+      key = headers[k]
+      value = headers[k + 1]
+    }
+    names[i] = key
+    values[i] = value
+    if (e !== null) {
+      if (i < e.n && e.names[i] === key &&
+          (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
+        i++
+        continue
+      }
+      e = findEntry(code, message, -1, i + 1, true, chunkable, appendable)
+      if (e !== null) {
+        last = e
+        i++
+        continue
+      }
+    }
+    if (!checked) {
+      // The pairs before this one are the last entry's, its framing
+      // headers among them.
+      checked = true
+      scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
+      scan.teAt = last.teAt < i ? last.teAt : -1
+    }
+    if (typeof key !== 'string' || !headerRenderable(i, key, value, chunkable)) return giveUp(i + 1)
+    i++
+  }
+  if (e !== null && e.n !== i) e = findEntry(code, message, i, i, true, chunkable, appendable)
+  if (e === null && !checked) {
+    scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
+    scan.teAt = last.teAt < i ? last.teAt : -1
+  }
+  pairs.entry = e
+  return i
+}
+
+// readPairs() handing the array to Node: the values read are let go.
+function giveUp (count) {
+  clearScratch(count)
+  return -1
+}
+
+// The block for the `n` pairs readPairs() read: the cached entry's when the
+// state matches too, else rendered and stored (renderWriteHeadMiss()).
+// Returns false, having changed nothing, where Node would not frame the
+// body (no Content-Length on a response it cannot chunk).
+function applyPairs (res, code, message, ownMessage, n, chunkable, appendable) {
+  const e = pairs.entry
+  pairs.entry = null
+  const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
+  const teAt = e !== null ? e.teAt : scan.teAt
+  if (e === null && lengthAt === -1 && !chunkable && !appendable) {
+    clearScratch(n)
+    return false
+  }
+  // Without a Content-Length pair: the line _storeHeader() appends for the
+  // length set by hand, else chunked framing.
+  const chunked = lengthAt === -1 && !appendable
+  if (e !== null && stateMatches(e, res, stateOf(res))) {
+    let value = lengthAt === -1 ? undefined : values[lengthAt]
+    clearScratch(n)
+    if (!chunked && lengthAt === -1) value = res._contentLength
+    headOf(e, value)
+    applyBlock(res, code, message, ownMessage, lengthAt === -1 ? undefined : e.lastNumber, e.last, e)
+    return true
+  }
+  renderWriteHeadMiss(res, code, message, ownMessage, n, lengthAt, chunked, teAt)
+  return true
 }
 
 /**

@@ -13,7 +13,7 @@ const { Readable } = require('node:stream')
 const t = require('tap')
 
 const { Totals } = require('./helpers/framework-capture.js')
-const { GET, HEAD, NATIVE, STREAMED, WRITTEN, checkShare, compare, keep, paths, serve, warmUp } = require('./helpers/frameworks.js')
+const { GET, HEAD, NATIVE, WRITTEN, checkShare, compare, keep, paths, serve, warmUp } = require('./helpers/frameworks.js')
 
 t.test('hono on @hono/node-server', async t => {
   const { Hono } = require('hono')
@@ -189,22 +189,22 @@ t.test('h3', async t => {
   await warmUp(port, '/')
 
   await t.test("app.get('/', () => 'hello')", async t => {
-    const { legacy } = await compare(t, port, GET('/'), STREAMED, totals)
+    const { legacy } = await compare(t, port, GET('/'), NATIVE, totals)
     t.equal(legacy.messages[0].body.toString(), 'hello')
   })
   await t.test('JSON', async t => {
-    const { legacy } = await compare(t, port, GET('/json'), STREAMED, totals)
+    const { legacy } = await compare(t, port, GET('/json'), NATIVE, totals)
     t.equal(legacy.messages[0].body.toString(), '{"hello":"world","list":[1,2,3]}')
   })
   await t.test('default 404', async t => {
-    const { legacy } = await compare(t, port, GET('/nowhere'), STREAMED, totals)
+    const { legacy } = await compare(t, port, GET('/nowhere'), NATIVE, totals)
     t.equal(legacy.messages[0].statusCode, 404)
   })
   await t.test('HEAD', t => compare(t, port, HEAD('/'), NATIVE, totals))
   await t.test('keep-alive: several requests on one socket', async t => {
     const { legacy } = await compare(t, port, [
       keep('GET', '/json'), keep('GET', '/nowhere'), keep('HEAD', '/'), GET('/')
-    ], paths(STREAMED, STREAMED, NATIVE, STREAMED), totals)
+    ], paths(NATIVE, NATIVE, NATIVE, NATIVE), totals)
     t.equal(legacy.messages.length, 4)
   })
   await t.test('native share', async t => checkShare(t, totals, 'h3'))

@@ -23,7 +23,7 @@ const { parseResponse } = require('./llhttp.js')
 const NATIVE_SHARE_MIN = {
   hono: 0.8,
   hapi: 0.8,
-  h3: 0.25, // 0.8 once a block writeHead() gets as an array of pairs is cached (srvx passes one)
+  h3: 0.8,
   'express.static': 0.45, // 0.8 once write()s on later ticks (a piped file) are native
   '@fastify/static': 0.45 // 0.8 once write()s on later ticks (a piped file) are native
 }
@@ -34,9 +34,6 @@ const NATIVE_SHARE_MIN = {
 // writes wait on the socket's cork and end() sends them natively (hapi).
 const WRITTEN = { 'headers-sent': 1 }
 const NATIVE = { native: 1 }
-// Those writes in the header's tick after a block Node's writeHead()
-// rendered (srvx, under h3, passes the headers as an array of pairs).
-const STREAMED = { streamed: 1 }
 
 // The path counts of several responses on one connection, one per request.
 function paths (...each) {
@@ -217,7 +214,6 @@ module.exports = {
   HEAD,
   NATIVE,
   NATIVE_SHARE_MIN,
-  STREAMED,
   WRITTEN,
   checkShare,
   compare,
