@@ -179,6 +179,23 @@ const SHAPES = {
     weight: 1,
     optional: true
   },
+  // Every response falls back (res.strictContentLength, which the shim
+  // leaves to Node): what the shim's writeHead(), write() and end() cost
+  // on top of Node's own path, for one end() and for write() + end().
+  fallback: {
+    label: 'strictContentLength: writeHead(200, {CT, CL}) + end(\'CCCC\'), Node\'s path',
+    config: { strict: 1 },
+    body: 4,
+    weight: 1,
+    optional: true
+  },
+  fallbackstreamed: {
+    label: 'strictContentLength: writeHead(200, {CT, CL}) + write(\'CCCC\') + end(), Node\'s path',
+    config: { shape: 'streamed', strict: 1 },
+    body: 4,
+    weight: 1,
+    optional: true
+  },
   fastify: {
     label: 'fastify hello (GET /, JSON)',
     app: path.join(__dirname, 'apps', 'fastify-hello.js'),

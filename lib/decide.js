@@ -553,8 +553,9 @@ function streamedReason (res, chunk, encoding, block) {
   if (!socket || !(socket instanceof Socket)) return FALLBACK.HEADERS_SENT
   const waiting = waitingReason(res, socket._writableState)
   if (waiting !== null) return waiting
-  // Before the socket's other checks: a block Node rendered (srvx, under
-  // h3, renders every block so) then costs Node's own end() and little more.
+  // Before the socket's other checks: a block Node rendered (an array
+  // value, a Connection header, pairs merged into headers set before) then
+  // costs Node's own end() and little more.
   if (block === null || block.slot < 0 || block.chunked) return FALLBACK.STREAMED
   const socketFailure = socketReason(res, socket, WAIT_HELD)
   if (socketFailure !== null) return socketFailure

@@ -846,8 +846,9 @@ function writeHeadObject (res, statusCode, reason, obj) {
     if (!message) message = STATUS_CODES[code] || 'unknown'
     obj ??= reason
   }
-  // No object renders no header lines (writeHead(200)); _storeHeader()
-  // reads an array as name/value pairs: Node's to render.
+  // No object renders no header lines (writeHead(200)). An array of pairs
+  // has its own renderer (writeHeadArray(), which fastWriteHead() picks):
+  // one here came through another way in, Node's to render.
   if (typeof message !== 'string' || (obj !== undefined && (obj === null ||
       typeof obj !== 'object' || isProxy(obj) || Array.isArray(obj)))) {
     return false

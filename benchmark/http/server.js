@@ -2,7 +2,7 @@
 
 // The server side of benchmark/http/simple.js, run as a child process:
 //   node benchmark/http/server.js mode=legacy|native|limit type=bytes len=4 \
-//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3|stored] [status=200|204|304]
+//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3|stored] [status=200|204|304] [strict=0|1]
 // It listens on 127.0.0.1:$PORT. The handler mirrors Node core's
 // benchmark/fixtures/simple-http-server.js, except that the body and its
 // pieces are built once at start-up so that only the response path is timed.
@@ -17,7 +17,7 @@ const report = require('../lib/report-stats.js')
 
 const config = parseArgs(process.argv.slice(2), { mode: 'legacy', ...SERVER_DEFAULTS })
 checkConfig({ ...config, c: 1, duration: 1, warmup: 0, method: 'GET' })
-const { mode, type, len, chunks, chunkedEnc, headers, shape, status } = config
+const { mode, type, len, chunks, chunkedEnc, headers, shape, status, strict } = config
 
 const expressShape = shape === 'express3' || shape === 'hooked'
 const body = type === 'buffer' || expressShape ? Buffer.alloc(len, 'C') : 'C'.repeat(len)
@@ -85,6 +85,7 @@ function storedHandler (req, res) {
 }
 
 function handler (req, res) {
+  if (strict === 1) res.strictContentLength = true
   if (headers > 0) {
     // The fresh-response path: setHeader() calls, then end() renders the
     // header block itself (OutgoingMessage#end -> _implicitHeader).

@@ -24,7 +24,11 @@ const SERVER_DEFAULTS = Object.freeze({
   shape: 'simple',
   // Response status: 204 and 304 responses carry no body (Node drops the
   // chunk end() is given); the handler's calls stay the same
-  status: 200
+  status: 200,
+  // 1: the handler sets res.strictContentLength first, which the shim
+  // leaves to Node (its byte accounting is Node's): every response falls
+  // back, and the run measures what the shim's wrappers cost then
+  strict: 0
 })
 
 const SHAPES = ['simple', 'express3', 'stored', 'hooked', 'streamed']
@@ -66,6 +70,9 @@ function checkConfig (config) {
   }
   if (config.shape === 'stored' && (config.chunks !== 1 || config.chunkedEnc !== 1 || config.headers !== 0)) {
     throw usage('shape=stored is chunked framing without Content-Length: chunks=1 chunkedEnc=1 headers=0')
+  }
+  if (config.strict !== 0 && config.strict !== 1) {
+    throw usage(`strict must be 0 or 1, got ${config.strict}`)
   }
   if (!STATUSES.includes(config.status)) {
     throw usage(`status must be ${STATUSES.join(', ')}, got ${config.status}`)
@@ -129,6 +136,7 @@ function describe (config) {
   if (config.headers > 0) label += ` headers=${config.headers}`
   if (config.shape !== 'simple') label += ` shape=${config.shape}`
   if (config.status !== 200) label += ` status=${config.status}`
+  if (config.strict !== 0) label += ' strict=1'
   if (config.method !== 'GET') label += ` method=${config.method}`
   return label
 }
