@@ -188,7 +188,8 @@ function socketReason (res, socket, wait) {
  * checks inlined; split into steps, it was inlined into end(), whose
  * inlining budget then left socketReason() a call, and every response
  * cost more instructions (benchmark/RESULTS.md, "fastWriteHead() and
- * fallbackReason() in steps").
+ * fallbackReason() in steps"). Its helpers stay small enough for its own
+ * budget (docs/architecture.md, "The files it crosses").
  * @param {http.ServerResponse} res
  * @param {*} chunk the chunk as end() received it, after argument shuffling
  * @param {*} encoding the encoding, after argument shuffling
@@ -226,16 +227,8 @@ function fallbackReason (res, chunk, encoding, block) {
   if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) {
     return FALLBACK.PATCHED
   }
-  // HTTP/1.0 and 1.1 alike: _storeHeader() and end() never read the
-  // version, only useChunkedEncodingByDefault (the constructor sets it
-  // false for HTTP/1.0, unless TE names chunked), which the renderers
-  // (lib/render.js) follow.
   const req = res.req
-  if (!req || req.httpVersionMajor !== 1 ||
-      (req.httpVersionMinor !== 1 && req.httpVersionMinor !== 0) ||
-      typeof res.useChunkedEncodingByDefault !== 'boolean') {
-    return FALLBACK.HTTP_VERSION
-  }
+  if (!versionKnown(res, req)) return FALLBACK.HTTP_VERSION
   // ServerResponse sets _hasBody = false for HEAD; a value Node would read
   // by truthiness only is left to Node.
   const hasBody = res._hasBody
@@ -243,23 +236,7 @@ function fallbackReason (res, chunk, encoding, block) {
   if (res._expect_continue) return FALLBACK.EXPECT
   if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
   if (res._trailer !== '') return FALLBACK.TRAILERS
-  // Chunked framing goes out natively after a header block the renderer
-  // cached as chunked (writeHead() without Content-Length), or one Node's
-  // own writeHead() rendered (stored headers, array values, ...): C adds
-  // the chunk around the body and the last chunk, as write_() and end() do.
-  // A block the renderer rendered whose response no longer says what it
-  // rendered (chunkedEncoding changed by hand), and a header end() would
-  // render, are left to Node. Without a body (HEAD) end() neither frames
-  // nor sends the chunk, whatever chunkedEncoding says, once the header is
-  // rendered.
-  const ours = block !== null
-  const chunkedBlock = ours && block.chunked
-  if (res.chunkedEncoding
-    ? !chunkedBlock && (res._header === null || (hasBody === true && ours))
-    : chunkedBlock) {
-    return FALLBACK.CHUNKED
-  }
-  if (chunkedBlock && hasBody !== true) return FALLBACK.CHUNKED
+  if (!framingKnown(res, block, hasBody)) return FALLBACK.CHUNKED
   const dropped = bodyDropped(res)
   if (chunk) {
     if (dropped) {
@@ -291,6 +268,37 @@ function fallbackReason (res, chunk, encoding, block) {
     return FALLBACK.CHUNK_TYPE
   }
   return reason
+}
+
+// HTTP/1.0 and 1.1 alike: _storeHeader() and end() never read the
+// version, only useChunkedEncodingByDefault (the constructor sets it false
+// for HTTP/1.0, unless TE names chunked), which the renderers
+// (lib/render.js) follow.
+function versionKnown (res, req) {
+  return !!req && req.httpVersionMajor === 1 &&
+    (req.httpVersionMinor === 1 || req.httpVersionMinor === 0) &&
+    typeof res.useChunkedEncodingByDefault === 'boolean'
+}
+
+// Whether C can frame the body as the response says. Chunked framing goes
+// out natively after a header block the renderer cached as chunked
+// (writeHead() without Content-Length), or one Node's own writeHead()
+// rendered (stored headers, array values, ...): C adds the chunk around
+// the body and the last chunk, as write_() and end() do. A block the
+// renderer rendered whose response no longer says what it rendered
+// (chunkedEncoding changed by hand), and a header end() would render, are
+// left to Node. Without a body (HEAD) end() neither frames nor sends the
+// chunk, whatever chunkedEncoding says, once the header is rendered.
+// `block`: lib/render.js blockOf(); `hasBody`: res._hasBody, a boolean.
+function framingKnown (res, block, hasBody) {
+  const ours = block !== null
+  const chunkedBlock = ours && block.chunked
+  if (res.chunkedEncoding
+    ? !chunkedBlock && (res._header === null || (hasBody === true && ours))
+    : chunkedBlock) {
+    return false
+  }
+  return !chunkedBlock || hasBody === true
 }
 
 // Values stored by setHeader() were validated then and are rendered without

@@ -252,67 +252,86 @@ function writeProtocolOf (probedWrite, kNeedDrain, kChunkedBuffer, kChunkedLengt
 // What ServerResponse's constructor reads of its request.
 const PROBE_REQUEST = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 }
 
-// Resolves everything above once; null when anything does not hold.
-// Long: one list of what the shim reads of Node, checked in turn, ending
-// in the one frozen object every file of the native path reads.
-function resolve () {
-  const SR = http.ServerResponse
-  const OM = http.OutgoingMessage
-  if (typeof SR !== 'function' || typeof OM !== 'function') return null
-
+// The probe's answer (lib/protocol/probe.js) for Node's own methods, or
+// null when it found no end() protocol the shim reproduces, or a response
+// of a shape it does not know.
+function probedNode (SR, OM) {
   const probed = probeIsolated({
     end: OM.prototype.end,
     writeHead: SR.prototype.writeHead,
     write: OM.prototype.write,
     uncork: OM.prototype.uncork
   })
-  const protocolName = probed.protocol
-  debug('end() protocol: %s, chunked write(): %s (probed in %s)', protocolName, probed.write,
+  debug('end() protocol: %s, chunked write(): %s (probed in %s)', probed.protocol, probed.write,
     probed.cached ? 'a child process, answer stored' : probed.isolated ? 'a child process' : 'this process')
-  if (protocolName === null) return null
-  const shape = probed.shape
-  if (!shapeKnown(shape, protocolName)) return null
+  if (probed.protocol === null || !shapeKnown(probed.shape, probed.protocol)) return null
+  return probed
+}
 
-  // The symbols themselves, from a response no socket serves, built as
-  // the server builds each one (see above: an instance of a class of its
-  // own, as Reflect.construct(OM, [], SR) makes, would give Node's
-  // constructors one more hidden class). Its request is only read.
-  const probe = new SR(PROBE_REQUEST)
-  const kOutHeaders = findSymbol(probe, 'kOutHeaders')
-  const kCorked = findSymbol(probe, 'corked')
-  if (kOutHeaders === null || kCorked === null) return null
+// The private symbols the native path reads, found on `probe`, a response
+// no socket serves; null where this Node has no such symbol.
+function symbolsOf (probe) {
+  return {
+    kOutHeaders: findSymbol(probe, 'kOutHeaders'),
+    kCorked: findSymbol(probe, 'corked'),
+    // 26.12+ keeps _isLenientHeaderValidation()'s answer on the response
+    // once a header block was rendered; the renderer leaves it as Node would.
+    kLenientCache: findSymbol(probe, 'kLenientCache'),
+    // The server's rejectNonStandardBodyWrites, copied onto each response:
+    // write_() then throws for a body Node would otherwise drop (HEAD, 1xx,
+    // 204, 304). Null where Node has no such option.
+    kRejectNonStandardBodyWrites: findSymbol(probe, 'kRejectNonStandardBodyWrites'),
+    kNeedDrain: findSymbol(probe, 'kNeedDrain'),
+    kChunkedBuffer: findSymbol(probe, 'kChunkedBuffer'),
+    kChunkedLength: findSymbol(probe, 'kChunkedLength')
+  }
+}
 
+// Node's methods the native path compares with a response's and socket's
+// own (RES_METHODS, SOCKET_METHODS), or null when one is missing, or
+// end() or _finish() is.
+function nodeMethods (SR, OM) {
   const resMethods = methodsOf(SR.prototype, RES_METHODS)
   const socketMethods = methodsOf(net.Socket.prototype, SOCKET_METHODS)
   if (resMethods === null || socketMethods === null) return null
   if (typeof OM.prototype.end !== 'function' || typeof SR.prototype._finish !== 'function') {
     return null
   }
+  return { resMethods, socketMethods }
+}
 
+// Resolves everything above once; null when anything does not hold: the
+// one frozen object every file of the native path reads.
+function resolve () {
+  const SR = http.ServerResponse
+  const OM = http.OutgoingMessage
+  if (typeof SR !== 'function' || typeof OM !== 'function') return null
+  const probed = probedNode(SR, OM)
+  if (probed === null) return null
+
+  // The symbols themselves, from a response no socket serves, built as
+  // the server builds each one (see above: an instance of a class of its
+  // own, as Reflect.construct(OM, [], SR) makes, would give Node's
+  // constructors one more hidden class). Its request is only read.
+  const probe = new SR(PROBE_REQUEST)
+  const symbols = symbolsOf(probe)
+  if (symbols.kOutHeaders === null || symbols.kCorked === null) return null
+  const methods = nodeMethods(SR, OM)
+  if (methods === null) return null
   const nodeDate = dateReader(OM.prototype._storeHeader, probe)
   if (!/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/.test(nodeDate())) return null
-
   const socketState = learnWritableState()
-
-  const protocol = protocolOf(protocolName, probe)
+  const protocol = protocolOf(probed.protocol, probe)
   if (protocol === null) return null
-  // 26.12+ keeps _isLenientHeaderValidation()'s answer on the response once
-  // a header block was rendered; the renderer leaves it as Node would.
-  const kLenientCache = findSymbol(probe, 'kLenientCache')
-  // The server's rejectNonStandardBodyWrites, copied onto each response:
-  // write_() then throws for a body Node would otherwise drop (HEAD, 1xx,
-  // 204, 304). Null where Node has no such option.
-  const kRejectNonStandardBodyWrites = findSymbol(probe, 'kRejectNonStandardBodyWrites')
-  const kNeedDrain = findSymbol(probe, 'kNeedDrain')
-  const kChunkedBuffer = findSymbol(probe, 'kChunkedBuffer')
-  const kChunkedLength = findSymbol(probe, 'kChunkedLength')
-  const writeProtocol = writeProtocolOf(probed.write, kNeedDrain, kChunkedBuffer, kChunkedLength)
+  const writeProtocol = writeProtocolOf(probed.write, symbols.kNeedDrain, symbols.kChunkedBuffer,
+    symbols.kChunkedLength)
+  const shape = probed.shape
 
   return Object.freeze({
     protocol,
-    kLenientCache,
-    kRejectNonStandardBodyWrites,
-    kOutHeaders,
+    kLenientCache: symbols.kLenientCache,
+    kRejectNonStandardBodyWrites: symbols.kRejectNonStandardBodyWrites,
+    kOutHeaders: symbols.kOutHeaders,
     // setHeader() stores headers in a plain object with a null prototype
     // (Node 20 to 24; 26 has a class of its own): see lib/headers.js.
     nullProtoHeaders: shape.nullProtoHeaders === true,
@@ -322,16 +341,16 @@ function resolve () {
     socketState,
     learned,
     learn,
-    kCorked,
+    kCorked: symbols.kCorked,
     chunkedWrite: writeProtocol === 'node20',
     chunkedUncork: writeProtocol === 'node24',
-    kNeedDrain,
-    kChunkedBuffer,
-    kChunkedLength,
+    kNeedDrain: symbols.kNeedDrain,
+    kChunkedBuffer: symbols.kChunkedBuffer,
+    kChunkedLength: symbols.kChunkedLength,
     write: OM.prototype.write,
     uncork: OM.prototype.uncork,
-    resMethods,
-    socketMethods,
+    resMethods: methods.resMethods,
+    socketMethods: methods.socketMethods,
     Socket: net.Socket,
     emit: EventEmitter.prototype.emit,
     nodeDate

@@ -322,14 +322,21 @@ class Message {
 
 /**
  * Writes the response once: straight to the descriptor when
- * `message.handle` is given, else (or for what the kernel did not take)
- * with one socket.write() carrying the finish callback; then sets what
- * end() sets. A body above COPY_MAX_BODY needs a handle and a direct write
- * that took the whole header block: the rest of the body then goes to
- * socket.write() as it is.
- * Long: one pass from the message's size to the counts Node's write
- * leaves, whose three endings (whole, in part, through socket.write())
- * share the checks before them.
+ * `message.handle` is given, else (or for what the kernel did not take,
+ * sendRest()) with one socket.write() carrying the finish callback; then
+ * sets what end() sets. A body above COPY_MAX_BODY needs a handle and a
+ * direct write that took the whole header block: the rest of the body then
+ * goes to socket.write() as it is.
+ * Every char of an accepted head is one byte (latin1, or ASCII when the
+ * block goes out as UTF-8, as a cached block always is), so the message
+ * size is known before the write, and a Buffer for it comes from Node's
+ * shared pool: a standalone allocation per response costs more than
+ * everything else the native path does (benchmark/build-message.js).
+ * What a response whose message a direct write took whole runs is written
+ * out in this function, without helpers of its own: TurboFan compiles it
+ * on its own and inlines Node's timer and nextTick code into it within a
+ * bytecode budget, which such helpers would use up (docs/architecture.md,
+ * "The files it crosses"). The rest is in sendRest().
  * @param {http.ServerResponse} res
  * @param {Message} message
  * @param {Function|undefined} callback end()'s callback
@@ -337,20 +344,16 @@ class Message {
  *   code (nothing was sent or changed; Node's own end() must continue)
  */
 function send (res, message, callback) {
+  // Every field is read before anything of the user's can run: a response
+  // ended from within the write finds its own message.
   const slot = message.slot
   const contentLength = message.contentLength
-  const lines = message.lines
   const chunk = message.body
   const bodyLength = message.bodyLength
   const flags = message.flags
-  const dropped = message.dropped
   const handle = message.handle
+  const dropped = message.dropped
   const head = res._header
-  // Every char of an accepted head is one byte (latin1, or ASCII when the
-  // block goes out as UTF-8, as a cached block always is), so the message
-  // size is known here and the Buffer comes from Node's shared pool: a
-  // standalone allocation per response costs more than everything else the
-  // native path does. Refs: benchmark/build-message.js
   const socket = res.socket
   const chunked = (flags & FLAGS.CHUNKED) !== 0
   let size = head.length
@@ -366,143 +369,198 @@ function send (res, message, callback) {
   const total = chunked ? size + bodyLength + chunkFraming(bodyLength) : size + bodyLength
   // Above the high-water mark the two counts would disagree on 'drain'.
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return ENONASCII
-  const body = chunk || undefined
-  let written = -1
-  // The errno of a direct write that failed.
-  let failed = 0
   // A Content-Length argument of -1 repeats the digits C kept for the slot
-  // (lib/render.js lengthArgument()).
-  // (The typeof first: `contentLength` is a number or a string, and a strict
-  // comparison of either with -1 would otherwise be a call.)
+  // (lib/render.js lengthArgument()). (The typeof first: `contentLength` is
+  // a number or a string, and a strict comparison of either with -1 would
+  // otherwise be a call.)
   const repeat = typeof contentLength === 'number' && contentLength === -1
   const key = slot < 0
     ? 0
     : slot | flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
-      (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
+      (!chunk ? KEY_EMPTY : typeof chunk === 'string' ? KEY_STRING : KEY_BYTES)
+  let written = -1
+  let failed = 0
   if (handle !== null) {
     const checked = bodyLength > COPY_MAX_BODY ? key | KEY_CHECK : key
-    const result = binding.sendCached(handle.fd, checked, contentLength, body)
+    const result = binding.sendCached(handle.fd, checked, contentLength, chunk || undefined)
     const outcome = sendOutcome(result)
-    if (outcome === WHOLE) {
-      written = total
-    } else if (outcome === REJECTED) {
-      return sendDetail(result)
-    } else if (outcome === FAILED) {
-      failed = sendDetail(result)
-      written = 0
-    } else {
-      written = sendDetail(result)
-    }
+    if (outcome === REJECTED) return sendDetail(result)
+    if (outcome === FAILED) failed = sendDetail(result)
+    written = outcome === WHOLE ? total : outcome === FAILED ? 0 : sendDetail(result)
   }
-  let out = null
-  // With `out` null and `written` short of `total`: the body's unwritten
-  // rest, written without a copy.
-  let rest = null
-  if (written !== total) {
-    if (bodyLength > COPY_MAX_BODY) {
-      // Nothing written: Node's own end() meets the same full buffer or
-      // pending error, without copying the body first.
-      if (written <= 0) return SEND_TOO_LARGE
-      // The rest of the body as it is, where the body's bytes are its chars
-      // and follow the header directly (no chunk framing); else a copy.
-      if (written >= head.length && !chunked && nodeLength === -1) {
-        rest = bodyRest(chunk, written - head.length, bodyLength)
-      }
-    }
-    if (rest === null && slot < 0 && !chunk && !chunked) {
-      // A block Node rendered, without a body (none, or one Node drops):
-      // Node's end() writes that string alone. C checks it, and it goes
-      // out as it is, with no copy into a Buffer.
-      const code = binding.checkHead(head, lines)
-      if (code !== 0) return code
-    } else if (rest === null) {
-      out = allocUnsafe(total)
-      const code = slot >= 0
-        ? binding.fillCached(out, key, contentLength, body)
-        : binding.fillFromHead(out, head, lines, body, flags)
-      if (code !== 0) return code
-    }
-  }
-
-  // write_() queues its callback for the dropped body before end() sends
-  // the header: the tick comes before the write's own.
+  if (written !== total) return sendRest(res, message, callback, { written, failed, total, nodeLength, key })
+  // leaveEnded(), written out: as a call it would take its share of the
+  // inlining budget.
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
   if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) {
-    // Node queues the latin1 header in outputData and flushes it before a
-    // Uint8Array body (_send, _flushOutput): its pending-data updates can
-    // resume a paused socket and must happen here too. (write_() sends a
-    // non-empty chunk of chunked framing after its latin1 size line, which
-    // carries the header instead.) The updater the server gives each
-    // response (a bound updateOutgoingData, lib/_http_server.js, Node 20 to
-    // 26) acts only on a paused socket or on a response waiting for
-    // 'drain': otherwise its two calls, whose counts cancel out, change
-    // nothing, and they are left out (benchmark/instructions.js, shape
-    // express3). Telling that bound function from a replacement would cost
-    // more (its name is computed on each read).
+    // headerThroughOutput(), written out.
     const notify = socket._paused || res[kNeedDrain]
     if (notify) res._onPendingData(head.length)
     res.outputData = []
     if (notify) res._onPendingData(-head.length)
   }
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
-  if (written === total) {
-    // Written whole: leave what socket.write() would have left.
-    directStats.direct++
-    const state = socket._writableState
-    state.pendingcb++
-    // writeOrBuffer() leaves sync false after every write; a socket that
-    // never had one still has the true it starts with.
-    if (state.sync) state.sync = false
-    socket._unrefTimer()
-    countDirect(handle, total)
-    markNeedDrain(socket, total)
-    processObject.nextTick(afterDirectWrite, socket, res)
-  } else if (written > 0) {
-    // Written in part: the rest goes through socket.write(), and the
-    // socket's counters read as if Node had written the whole message.
-    const restLength = total - written
-    directStats.partial++
-    countDirect(handle, written)
-    const onWrite = finishCallback(res, protocol.oneStringWrite(chunk, chunked))
-    if (out !== null) {
-      socket.write(out.subarray(written), onWrite)
-    } else if (typeof rest === 'string') {
-      // One char per byte: the latin1 write gives the body's bytes.
-      socket.write(rest, 'latin1', onWrite)
-    } else {
-      socket.write(rest, onWrite)
-    }
-    const state = socket._writableState
-    if (state.length === restLength && state.writelen === restLength) {
-      const count = nodeLength === -1 ? written : written + nodeLength - total
-      state.length += count
-      state.writelen += count
-      socket[learned.kLastWriteQueueSize] += written
-    }
-    markNeedDrain(socket, total)
-  } else {
-    const onWrite = finishCallback(res, protocol.oneStringWrite(chunk, chunked))
-    // The message in the form Node's own end() hands the socket: a failed
-    // write of one string leaves the handle's byte counter as it was, where
-    // a Buffer or a writev counts the bytes all the same.
-    const data = out === null ? head : protocol.oneStringWrite(chunk, chunked) ? latin1Slice.call(out) : out
-    if (failed === 0) {
-      socket.write(data, 'latin1', onWrite)
-    } else {
-      writeReporting(socket, handle, data, failed, onWrite)
-    }
-    const state = socket._writableState
-    if (nodeLength !== -1 && state.length === total && state.writelen === total) {
-      state.length = nodeLength
-      state.writelen = nodeLength
-    }
-    markNeedDrain(socket, total)
-  }
+  // Written whole: leave what socket.write() would have left.
+  directStats.direct++
+  const state = socket._writableState
+  state.pendingcb++
+  // writeOrBuffer() leaves sync false after every write; a socket that
+  // never had one still has the true it starts with.
+  if (state.sync) state.sync = false
+  socket._unrefTimer()
+  countDirect(handle, total)
+  markNeedDrain(socket, total)
+  processObject.nextTick(afterDirectWrite, socket, res)
   // end() then emits 'prefinish' (finishSent()), once the caller counted
   // the response: a listener may throw.
   res.finished = true
   return 0
+}
+
+/**
+ * What send() found of a message no direct write took whole.
+ * @typedef {object} Unsent
+ * @property {number} written the bytes a direct write took; -1 for none tried
+ * @property {number} failed the errno of a direct write that failed, else 0
+ * @property {number} total the message's size in bytes
+ * @property {number} nodeLength Node's count of the message where it
+ *   differs from `total` (UTF-8 text), else -1
+ * @property {number} key the key of fillCached() for a cached block
+ */
+
+/**
+ * send() where no direct write took the whole message: the message, or
+ * what the kernel did not take of it, goes to socket.write() as one write
+ * carrying the finish callback, and the socket's counts read as if Node had
+ * written the whole message.
+ * @param {http.ServerResponse} res
+ * @param {Message} message
+ * @param {Function|undefined} callback end()'s callback
+ * @param {Unsent} unsent
+ * @returns {number} as send()
+ */
+function sendRest (res, message, callback, unsent) {
+  const { written, failed, total, nodeLength } = unsent
+  const chunk = message.body
+  const bodyLength = message.bodyLength
+  const chunked = (message.flags & FLAGS.CHUNKED) !== 0
+  const dropped = message.dropped
+  const head = res._header
+  let out = null
+  // With `out` null and `written` short of `total`: the body's unwritten
+  // rest, written without a copy.
+  let rest = null
+  if (bodyLength > COPY_MAX_BODY) {
+    // Nothing written: Node's own end() meets the same full buffer or
+    // pending error, without copying the body first.
+    if (written <= 0) return SEND_TOO_LARGE
+    // The rest of the body as it is, where the body's bytes are its chars
+    // and follow the header directly (no chunk framing); else a copy.
+    if (written >= head.length && !chunked && nodeLength === -1) {
+      rest = bodyRest(chunk, written - head.length, bodyLength)
+    }
+  }
+  if (rest === null && message.slot < 0 && !chunk && !chunked) {
+    // A block Node rendered, without a body (none, or one Node drops):
+    // Node's end() writes that string alone. C checks it, and it goes
+    // out as it is, with no copy into a Buffer.
+    const code = binding.checkHead(head, message.lines)
+    if (code !== 0) return code
+  } else if (rest === null) {
+    out = allocUnsafe(total)
+    const code = message.slot >= 0
+      ? binding.fillCached(out, unsent.key, message.contentLength, chunk || undefined)
+      : binding.fillFromHead(out, head, message.lines, chunk || undefined, message.flags)
+    if (code !== 0) return code
+  }
+  const socket = res.socket
+  const handle = message.handle
+  leaveEnded(res, chunk, chunked, dropped, callback)
+  const oneString = protocol.oneStringWrite(chunk, chunked)
+  const onWrite = finishCallback(res, oneString)
+  if (written > 0) {
+    writePartRest(socket, handle, out !== null ? out.subarray(written) : rest, written, total, nodeLength, onWrite)
+  } else {
+    // The message in the form Node's own end() hands the socket: a failed
+    // write of one string leaves the handle's byte counter as it was, where
+    // a Buffer or a writev counts the bytes all the same.
+    const data = out === null ? head : oneString ? latin1Slice.call(out) : out
+    writeMessage(socket, handle, data, failed, total, nodeLength, onWrite)
+  }
+  res.finished = true
+  return 0
+}
+
+// What end() leaves on the response once its write is under way, in
+// Node's order: write_()'s tick for a body Node drops (queued before end()
+// sends the header, so it comes before the write's own), _headerSent, the
+// header's pass through outputData before a Uint8Array body, and the end
+// callback.
+function leaveEnded (res, chunk, chunked, dropped, callback) {
+  if (dropped) processObject.nextTick(nop)
+  res._headerSent = true
+  // (write_() sends a non-empty chunk of chunked framing after its latin1
+  // size line, which carries the header instead.)
+  if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) headerThroughOutput(res)
+  if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+}
+
+// Node queues the latin1 header in outputData and flushes it before a
+// Uint8Array body (_send, _flushOutput): its pending-data updates can
+// resume a paused socket and must happen here too. The updater the server
+// gives each response (a bound updateOutgoingData, lib/_http_server.js,
+// Node 20 to 26) acts only on a paused socket or on a response waiting for
+// 'drain': otherwise its two calls, whose counts cancel out, change
+// nothing, and they are left out (benchmark/instructions.js, shape
+// express3). Telling that bound function from a replacement would cost
+// more (its name is computed on each read).
+function headerThroughOutput (res) {
+  const notify = res.socket._paused || res[kNeedDrain]
+  const headLength = res._header.length
+  if (notify) res._onPendingData(headLength)
+  res.outputData = []
+  if (notify) res._onPendingData(-headLength)
+}
+
+// A message of `total` bytes (`nodeLength` in Node's count, or -1 for the
+// same) whose first `written` went out directly: the rest goes through
+// socket.write(), and the socket's counters read as if Node had written the
+// whole message.
+function writePartRest (socket, handle, rest, written, total, nodeLength, onWrite) {
+  const restLength = total - written
+  directStats.partial++
+  countDirect(handle, written)
+  if (typeof rest === 'string') {
+    // One char per byte: the latin1 write gives the body's bytes.
+    socket.write(rest, 'latin1', onWrite)
+  } else {
+    socket.write(rest, onWrite)
+  }
+  const state = socket._writableState
+  if (state.length === restLength && state.writelen === restLength) {
+    const count = nodeLength === -1 ? written : written + nodeLength - total
+    state.length += count
+    state.writelen += count
+    socket[learned.kLastWriteQueueSize] += written
+  }
+  markNeedDrain(socket, total)
+}
+
+// The whole message through socket.write(), answered with the error of a
+// direct write that failed (`failed`, an errno) when there was one.
+function writeMessage (socket, handle, data, failed, total, nodeLength, onWrite) {
+  if (failed === 0) {
+    socket.write(data, 'latin1', onWrite)
+  } else {
+    writeReporting(socket, handle, data, failed, onWrite)
+  }
+  const state = socket._writableState
+  if (nodeLength !== -1 && state.length === total && state.writelen === total) {
+    state.length = nodeLength
+    state.writelen = nodeLength
+  }
+  markNeedDrain(socket, total)
 }
 
 /**

@@ -161,6 +161,124 @@ function attach (SR, res) {
   return recorder
 }
 
+// The private fields a run of end() reads, by their symbols (null where
+// Node has no such symbol).
+function runSymbols (res) {
+  return {
+    kCorked: findSymbol(res, 'corked'),
+    kEndCallbacks: findSymbol(res, 'kEndCallbacks'),
+    kWritableFinished: findSymbol(res, 'kWritableFinished'),
+    kFlushError: findSymbol(res, 'kFlushError')
+  }
+}
+
+// Records on `out.events` the 'finish' event and the calls of the end
+// callbacks it returns (cb1, cb2, cb3), and on `out.atPrefinish` the state
+// at 'prefinish'. `writeError`: the error the write callbacks get, named
+// so in the record.
+function recordEvents (res, out, recorder, keys, writeError) {
+  const { state, read } = recorder
+  // The server's own 'finish' listener (resOnFinish) is added before the
+  // 'request' event: this one stands in for it.
+  res.on('finish', function onFinishEvent () {
+    out.events.push({ name: 'finish', args: arguments.length, writableFinished: res.writableFinished })
+  })
+  res.on('prefinish', () => {
+    out.atPrefinish = {
+      writableFinished: res.writableFinished,
+      headerSent: res._headerSent,
+      finished: res.finished,
+      corked: read(keys.kCorked),
+      socketCorked: state.corked
+    }
+  })
+  function endCallback (name) {
+    return function (err) {
+      const pending = read(keys.kEndCallbacks)
+      out.events.push({
+        name,
+        args: arguments.length,
+        err: err === undefined ? 'undefined' : err === null ? null : (err === writeError ? 'write-error' : err.code),
+        writableFinished: res.writableFinished,
+        pending: Array.isArray(pending) ? pending.length : pending
+      })
+    }
+  }
+  return { cb1: endCallback('cb1'), cb2: endCallback('cb2'), cb3: endCallback('cb3') }
+}
+
+// The end callbacks queued on the response (kEndCallbacks), by the names
+// `names` (a Map) gives them, else 'other'; the field itself when it is
+// not an array.
+function queuedNames (queued, names) {
+  if (!Array.isArray(queued)) return queued
+  return queued.map((cb) => names.get(cb) || 'other')
+}
+
+// The response and socket right after the first end(BODY, cb1), before
+// any write completed. `finishListeners`: the count before end().
+function afterFirstEnd (res, out, recorder, keys, callbacks, finishListeners) {
+  const { state, read } = recorder
+  return {
+    headerSent: res._headerSent,
+    finished: res.finished,
+    writableFinished: res.writableFinished,
+    corked: read(keys.kCorked),
+    socketCorked: state.corked,
+    finishListenersAdded: res.listenerCount('finish') - finishListeners,
+    endCallbacks: queuedNames(read(keys.kEndCallbacks), new Map([[callbacks.cb1, 'cb1']])),
+    writableFinishedField: read(keys.kWritableFinished),
+    flushError: read(keys.kFlushError),
+    symbols: symbolNames(res),
+    events: out.events.length
+  }
+}
+
+// end(cb2) before the writes complete: what it called at once and what it
+// queued.
+function secondEnd (end, res, out, recorder, keys, callbacks, finishListeners) {
+  const eventsBefore = out.events.length
+  end.call(res, callbacks.cb2)
+  return {
+    calledSync: out.events.slice(eventsBefore).map((e) => e.name + ':' + e.err),
+    endCallbacks: queuedNames(recorder.read(keys.kEndCallbacks), new Map([[callbacks.cb1, 'cb1'], [callbacks.cb2, 'cb2']])),
+    finishListenersAdded: res.listenerCount('finish') - finishListeners
+  }
+}
+
+// Runs the write callbacks the socket kept with `writeError`, as
+// Writable's afterWrite (null) or onwriteError would; returns what the
+// response says then.
+function completeWrites (res, recorder, keys, writeError) {
+  const { writes, read } = recorder
+  for (const w of writes.slice()) {
+    if (w.callback !== null) w.callback(writeError)
+  }
+  const flushError = read(keys.kFlushError)
+  return {
+    writableFinished: res.writableFinished,
+    writableFinishedField: read(keys.kWritableFinished),
+    flushError: flushError === writeError && writeError !== null ? 'write-error' : flushError,
+    endCallbacks: read(keys.kEndCallbacks),
+    writes: writes.length
+  }
+}
+
+// A third end() once the writes completed: what it called at once and
+// what it queued. After a flush error the callback is one that records
+// nothing, since Node may defer it with process.nextTick() past the
+// probe's return.
+function thirdEnd (end, res, out, recorder, keys, callback, finishListeners) {
+  const eventsBefore = out.events.length
+  end.call(res, callback)
+  const queued = recorder.read(keys.kEndCallbacks)
+  return {
+    calledSync: out.events.slice(eventsBefore).map((e) => e.name + ':' + e.err),
+    queued: Array.isArray(queued) ? queued.length : queued,
+    finishListenersAdded: res.listenerCount('finish') - finishListeners
+  }
+}
+
 // One run of end(): optionally writeHead() first, then end(BODY, cb1), a
 // second end(cb2) before the writes complete, the write callbacks run with
 // `writeError` (null for success), then a third end(cb3).
@@ -178,42 +296,9 @@ function run (fns, withWriteHead, writeError) {
     afterWrites: null,
     third: null
   }
-  const { state, calls, writes, read } = attach(SR, res)
-
-  const kCorked = findSymbol(res, 'corked')
-  const kEndCallbacks = findSymbol(res, 'kEndCallbacks')
-  const kWritableFinished = findSymbol(res, 'kWritableFinished')
-  const kFlushError = findSymbol(res, 'kFlushError')
-
-  // The server's own 'finish' listener (resOnFinish) is added before the
-  // 'request' event: this one stands in for it.
-  res.on('finish', function onFinishEvent () {
-    out.events.push({ name: 'finish', args: arguments.length, writableFinished: res.writableFinished })
-  })
-  res.on('prefinish', () => {
-    out.atPrefinish = {
-      writableFinished: res.writableFinished,
-      headerSent: res._headerSent,
-      finished: res.finished,
-      corked: read(kCorked),
-      socketCorked: state.corked
-    }
-  })
-  function endCallback (name) {
-    return function (err) {
-      out.events.push({
-        name,
-        args: arguments.length,
-        err: err === undefined ? 'undefined' : err === null ? null : (err === writeError ? 'write-error' : err.code),
-        writableFinished: res.writableFinished,
-        pending: Array.isArray(read(kEndCallbacks)) ? read(kEndCallbacks).length : read(kEndCallbacks)
-      })
-    }
-  }
-  const cb1 = endCallback('cb1')
-  const cb2 = endCallback('cb2')
-  const cb3 = endCallback('cb3')
-
+  const recorder = attach(SR, res)
+  const keys = runSymbols(res)
+  const callbacks = recordEvents(res, out, recorder, keys, writeError)
   const finishListeners = res.listenerCount('finish')
   if (withWriteHead) {
     writeHead.call(res, 200, REASON, { 'Content-Length': String(BODY.length) })
@@ -221,61 +306,19 @@ function run (fns, withWriteHead, writeError) {
     // Not the default reason phrase: Node 26.12+ caches default status lines.
     res.statusMessage = REASON
   }
-  end.call(res, BODY, cb1)
-  out.writes = writes.map((w) => ({
+  end.call(res, BODY, callbacks.cb1)
+  out.writes = recorder.writes.map((w) => ({
     chunk: w.chunk,
     encoding: w.encoding,
     callback: w.callback !== null,
     corked: w.corked
   }))
-  out.calls = calls.slice()
-  const queued = read(kEndCallbacks)
-  out.afterEnd = {
-    headerSent: res._headerSent,
-    finished: res.finished,
-    writableFinished: res.writableFinished,
-    corked: read(kCorked),
-    socketCorked: state.corked,
-    finishListenersAdded: res.listenerCount('finish') - finishListeners,
-    endCallbacks: Array.isArray(queued) ? queued.map((cb) => (cb === cb1 ? 'cb1' : 'other')) : queued,
-    writableFinishedField: read(kWritableFinished),
-    flushError: read(kFlushError),
-    symbols: symbolNames(res),
-    events: out.events.length
-  }
-
-  const eventsBefore = out.events.length
-  end.call(res, cb2)
-  const queued2 = read(kEndCallbacks)
-  out.second = {
-    calledSync: out.events.slice(eventsBefore).map((e) => e.name + ':' + e.err),
-    endCallbacks: Array.isArray(queued2)
-      ? queued2.map((cb) => (cb === cb1 ? 'cb1' : cb === cb2 ? 'cb2' : 'other'))
-      : queued2,
-    finishListenersAdded: res.listenerCount('finish') - finishListeners
-  }
-
-  for (const w of writes.slice()) {
-    if (w.callback !== null) w.callback(writeError)
-  }
-  out.afterWrites = {
-    writableFinished: res.writableFinished,
-    writableFinishedField: read(kWritableFinished),
-    flushError: read(kFlushError) === writeError && writeError !== null ? 'write-error' : read(kFlushError),
-    endCallbacks: read(kEndCallbacks),
-    writes: writes.length
-  }
-
-  const eventsBeforeThird = out.events.length
-  // A callback Node may defer with process.nextTick() (after a flush
-  // error) must not record anything once the probe has returned.
-  end.call(res, writeError === null ? cb3 : noop)
-  const queued3 = read(kEndCallbacks)
-  out.third = {
-    calledSync: out.events.slice(eventsBeforeThird).map((e) => e.name + ':' + e.err),
-    queued: Array.isArray(queued3) ? queued3.length : queued3,
-    finishListenersAdded: res.listenerCount('finish') - finishListeners
-  }
+  out.calls = recorder.calls.slice()
+  out.afterEnd = afterFirstEnd(res, out, recorder, keys, callbacks, finishListeners)
+  out.second = secondEnd(end, res, out, recorder, keys, callbacks, finishListeners)
+  out.afterWrites = completeWrites(res, recorder, keys, writeError)
+  const third = writeError === null ? callbacks.cb3 : noop
+  out.third = thirdEnd(end, res, out, recorder, keys, third, finishListeners)
   out.events = out.events.map((e) => e.name + '(' + [e.args, e.err, e.writableFinished, e.pending].join(',') + ')')
   return out
 }
