@@ -311,6 +311,10 @@ async function resetRun (plan, body = 0) {
   const events = []
   let client = null
   let n = 0
+  // Resolved at the last response's setImmediate: under load the answer's
+  // timer can fire later than the client's close plus the grace below.
+  let lastAnswered
+  const answered = new Promise(resolve => { lastAnswered = resolve })
   const server = http.createServer((req, res) => {
     const i = n++
     const socket = req.socket
@@ -326,7 +330,10 @@ async function resetRun (plan, body = 0) {
       answerWith(res, body, i, err => events.push(`res${i}:cb${label(err)}:bytesWritten=${socket.bytesWritten}`))
       events.push(`res${i}:ended:writableLength=${socket.writableLength}:bytesWritten=${socket.bytesWritten}`)
       process.nextTick(() => events.push(`res${i}:tick`))
-      setImmediate(() => events.push(`res${i}:immediate`))
+      setImmediate(() => {
+        events.push(`res${i}:immediate`)
+        if (i === plan.length - 1) lastAnswered()
+      })
     }
     if (how === 'now') {
       answer()
@@ -352,6 +359,9 @@ async function resetRun (plan, body = 0) {
     await client.send(KEEP)
   }
   await client.waitClose(2000)
+  let timer
+  await Promise.race([answered, new Promise(resolve => { timer = setTimeout(resolve, 5000) })])
+  clearTimeout(timer)
   // The server side settles a few turns after the client's close.
   await delay(100)
   client.destroy()
