@@ -88,12 +88,12 @@ function bodyLength (chunk, encoding) {
 }
 
 /**
- * The native end(): renders the header if needed (or takes the block
- * writeHead() rendered), then sends the response in one write.
- * Long: three steps that hand each other several values each (the body's
- * length and flags; the block's slot, Content-Length and lines; the
- * retries after a rejection), kept as locals of one function rather than
- * an object per response (benchmark/instructions.js).
+ * The native end(): measures the body, then endWithHeader() renders the
+ * header if needed (or takes the block writeHead() rendered) and sends the
+ * response in one write. The steps hand each other several values (the
+ * body's length and flags, whether it is dropped or its length guessed) as
+ * arguments rather than an object per response; the rare cases
+ * (renderedByNode(), sentAgain()) are helpers no common response calls.
  * @param {object|null} block lib/render.js blockOf() for `res`
  * @returns {boolean} false when Node's own end() must run instead (the
  * header may have been rendered, which legacy end() continues from)
@@ -135,7 +135,25 @@ function nativeEnd (res, chunk, encoding, callback, block) {
     // (lib/send.js keeps Node's char-based stream readings for it).
     if (!guessed && (flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) flags = FLAGS.HEAD_UTF8
   }
+  return endWithHeader(res, chunk, callback, block, flags, len, dropped, guessed)
+}
 
+/**
+ * nativeEnd()'s second step: takes the header block (renders a fresh one
+ * when the response has none yet), fills the write's inputs and sends the
+ * response. Its own function, and large enough that TurboFan compiles it
+ * on its own (docs/architecture.md): the calls it makes on every response
+ * (send()'s finish, the socket's handle, the block's length) keep the
+ * inlining budget they had, while nativeEnd()'s first step stays small.
+ * @param {object|null} block lib/render.js blockOf() for `res`
+ * @param {number} flags the body's FLAGS, without the header's
+ * @param {number} len the body's byte length (a guess when `guessed`;
+ * when `dropped`, its measured length or 0)
+ * @param {boolean} dropped the body is not sent (HEAD, 1xx, 204, 304)
+ * @param {boolean} guessed `len` is the string's length, not measured
+ * @returns {boolean} as nativeEnd()
+ */
+function endWithHeader (res, chunk, callback, block, flags, len, dropped, guessed) {
   // Blocks rendered here hold only validated chars up to 0xFF, so the C
   // side may copy them as latin1; a block Node rendered may not (its
   // Content-Disposition handling can decode UTF-8), so it is read in full.
@@ -147,24 +165,11 @@ function nativeEnd (res, chunk, encoding, callback, block) {
     const previousLength = res._contentLength
     res._contentLength = len
     const fresh = render.renderFresh(res, len)
-    if (fresh === RENDER_BY_NODE && !dropped && decide.nodeRenderedString(res, chunk, null)) {
-      // Left to Node before it renders: see lib/decide.js, slicedString.
-      res._contentLength = previousLength
-      count(FALLBACK.NODE_RENDERED, res)
-      return false
-    }
-    if (fresh === RENDER_BY_NODE) {
-      res._implicitHeader()
-      if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
-        count(FALLBACK.CHUNKED, res)
-        return false
-      }
-    } else if (typeof fresh === 'string') {
-      res._contentLength = previousLength
-      count(fresh, res)
-      return false
-    } else {
+    // An Entry on the common responses; the strings are left to a helper.
+    if (typeof fresh !== 'string') {
       block = fresh
+    } else if (!renderedByNode(res, fresh, previousLength, chunk, dropped)) {
+      return false
     }
   }
   if (block !== null) {
@@ -212,39 +217,86 @@ function nativeEnd (res, chunk, encoding, callback, block) {
   m.flags = flags
   m.dropped = dropped
   m.handle = handle
-  let code = send(res, m, callback)
-  // A rejection leaves the message unsent, and send() ran nothing of the
-  // user's before it: `m` is as filled above.
+  const code = send(res, m, callback)
+  if (code !== 0 && !sentAgain(res, m, callback, code, chunk, guessed, block)) return false
+  stats.native++
+  finishSent(res)
+  return true
+}
+
+/**
+ * endWithHeader() when lib/render.js renderFresh() did not render: Node's
+ * own renderer writes the header (RENDER_BY_NODE), or the response falls
+ * back with the reason it returned. A helper because the common responses
+ * never take it: TurboFan does not inline a call it never saw made, so it
+ * costs endWithHeader() none of its inlining budget (docs/architecture.md).
+ * @param {string} fresh renderFresh()'s result, not an Entry
+ * @param {number} previousLength `res._contentLength` before
+ * endWithHeader() set it to the body's length for the renderer
+ * @returns {boolean} true when Node rendered a block endWithHeader() sends
+ * (res._header), false when the fallback was counted
+ */
+function renderedByNode (res, fresh, previousLength, chunk, dropped) {
+  if (fresh === RENDER_BY_NODE && !dropped && decide.nodeRenderedString(res, chunk, null)) {
+    // Left to Node before it renders: see lib/decide.js, slicedString.
+    res._contentLength = previousLength
+    count(FALLBACK.NODE_RENDERED, res)
+    return false
+  }
+  if (fresh !== RENDER_BY_NODE) {
+    res._contentLength = previousLength
+    count(fresh, res)
+    return false
+  }
+  res._implicitHeader()
+  if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
+    count(FALLBACK.CHUNKED, res)
+    return false
+  }
+  return true
+}
+
+/**
+ * endWithHeader() after send() rejected the message (`code`): sends it once
+ * more where the rejection came from a guess about the text, or counts the
+ * fallback. A helper for the reason renderedByNode() is one: a response
+ * send() takes never calls it.
+ * @param {Message} m the message as endWithHeader() filled it: a rejection
+ * leaves it unsent, and send() ran nothing of the user's before it
+ * @param {boolean} guessed the body's byte length was taken to be its
+ * length (a UTF-8 string after a cached block), without measuring it
+ * @param {object|null} block the block `m.slot` is of
+ * @returns {boolean} true when the message went out, false when Node's
+ * own end() must run (the fallback counted)
+ */
+function sentAgain (res, m, callback, code, chunk, guessed, block) {
+  const flags = m.flags
   if (code === ENONASCII && guessed) {
     // Text that is not ASCII: measured now, and checked as it would have
     // been had it been measured first.
-    len = byteLength(chunk, 'utf8')
-    if (len > options.maxBodySize || (len > COPY_MAX_BODY && handle === null)) {
+    const len = byteLength(chunk, 'utf8')
+    if (len > options.maxBodySize || (len > COPY_MAX_BODY && m.handle === null)) {
       code = SEND_TOO_LARGE
     } else {
       m.bodyLength = len
       m.flags = flags & ~FLAGS.ASCII_ONLY
       code = send(res, m, callback)
     }
-  } else if (code === ENONASCII && slot < 0 && !chunked &&
+  } else if (code === ENONASCII && m.slot < 0 && (flags & FLAGS.CHUNKED) === 0 &&
       (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
     m.flags = FLAGS.HEAD_UTF8
     code = send(res, m, callback)
   }
-  if (code !== 0) {
-    // send() may have stopped before C read the length: C's copy of the
-    // slot's last digits is not known any more.
-    if (slot >= 0) render.forgetLength(block)
-    count(code === SEND_TOO_LARGE
-      ? FALLBACK.BODY_TOO_LARGE
-      : code === ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
-    return false
-  }
-  stats.native++
-  finishSent(res)
-  return true
+  if (code === 0) return true
+  // send() may have stopped before C read the length: C's copy of the
+  // slot's last digits is not known any more.
+  if (m.slot >= 0) render.forgetLength(block)
+  count(code === SEND_TOO_LARGE
+    ? FALLBACK.BODY_TOO_LARGE
+    : code === ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
+  return false
 }
 
 /**
