@@ -86,17 +86,31 @@ const cases = [
     }
   },
   {
-    // Node renders these blocks itself: its writeHead() reads the array,
-    // and the native path sends the block with the body where end()
-    // writes the body apart (Node 20's protocol).
+    // The shim renders and caches the pairs (lib/render.js,
+    // writeHeadArray()), with the length line _storeHeader() appends.
     name: 'header pairs in an array, flat and nested',
     request: [KEEP, KEEP],
-    path: renderedPath({ native: 2 }, { 'node-rendered': 2 }),
+    path: { native: 2 },
     handler (req, res, ctx) {
       res._contentLength = 2
       res.writeHead(200, ctx.index === 0
         ? [['Content-Type', 'text/plain'], ['X-A', 'a']]
         : ['Content-Type', 'text/plain', 'X-A', 'a'])
+      res.end('hi')
+    }
+  },
+  {
+    // Node renders these blocks itself: its writeHead() merges the pairs
+    // into the stored headers (a flat array only: it throws for a nested
+    // one there), and the native path sends the block with
+    // the body where end() writes the body apart (Node 20's protocol).
+    name: 'header pairs in an array after setHeader()',
+    request: [KEEP, KEEP],
+    path: renderedPath({ native: 2 }, { 'node-rendered': 2 }),
+    handler (req, res, ctx) {
+      res._contentLength = 2
+      res.setHeader('X-B', 'b')
+      res.writeHead(200, ['Content-Type', 'text/plain', 'X-A', 'a'])
       res.end('hi')
     }
   },

@@ -598,13 +598,15 @@ const ROWS = [
     counted: { native: 1 }
   },
   {
-    // A block Node's writeHead() rendered (header pairs in an array) with a
-    // string body.
+    // A block Node's writeHead() rendered (header pairs in an array after
+    // setHeader(), which Node merges into the stored headers) with a string
+    // body.
     want: renderedPath(null, FALLBACK.NODE_RENDERED),
     name: 'a block Node rendered, then a string body',
     run (req, res, check) {
       res._contentLength = 1
-      res.writeHead(200, [['Content-Type', 'text/plain']])
+      res.setHeader('X-B', 'b')
+      res.writeHead(200, ['Content-Type', 'text/plain'])
       check(res, 'x')
       res.end('x')
     },
