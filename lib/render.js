@@ -955,8 +955,7 @@ function walkHeaders (res, code, message, reason, obj, chunkable, appendable) {
   }
   if (e === null && !missFramed(n, chunkable, appendable)) return handOver(obj, reason, n, n, null, false)
   const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
-  // Without a Content-Length header: the line _storeHeader() appends for
-  // the length set by hand, else chunked framing.
+  // No Content-Length header: _storeHeader() appends the length set by hand, else chunks.
   const chunked = lengthAt === -1 && !appendable
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     let value = lengthAt === -1 ? undefined : copied ? values[lengthAt] : lengthValue
