@@ -663,7 +663,7 @@ function collectStored (headers) {
 
 // --- writeHead(status, obj) ------------------------------------------------
 
-// The arguments for Node's writeHead() once writeHeadObject() stopped
+// The arguments for Node's writeHead() once walkHeaders() stopped
 // reading: a plain object with the `count` keys its for-in loop met, in
 // that order (names[]), the first `read` values already read as data
 // (values[]), and getters for the rest (`pending` is the key being read
@@ -1027,7 +1027,7 @@ function handLength (res, code) {
 }
 
 // Writes into names[] and values[] the first `upTo` headers of entry `e`,
-// which writeHeadObject() read and found equal to the entry's (the
+// which walkHeaders() read and found equal to the entry's (the
 // Content-Length value, matched by shape, is `lengthValue`). Returns true.
 function copyEntry (e, upTo, lengthValue) {
   const en = e.names
@@ -1158,7 +1158,7 @@ function storedAgain (res, c, headers, ownMessage) {
   return true
 }
 
-// writeHeadObject() for headers no cached entry holds: renders them (the
+// walkHeaders() for headers no cached entry holds: renders them (the
 // checks were made while reading), stores the block and applies it. Kept
 // apart so that the cache-hit path stays small enough for V8 to inline
 // what it calls.
