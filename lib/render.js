@@ -663,7 +663,7 @@ function collectStored (headers) {
 
 // --- writeHead(status, obj) ------------------------------------------------
 
-// The arguments for Node's writeHead() once writeHeadObject() stopped
+// The arguments for Node's writeHead() once walkHeaders() stopped
 // reading: a plain object with the `count` keys its for-in loop met, in
 // that order (names[]), the first `read` values already read as data
 // (values[]), and getters for the rest (`pending` is the key being read
@@ -744,10 +744,12 @@ function lengthLike (obj) {
   return false
 }
 
-// What writeHeadObject() found for the header just read when no cached
+// What walkHeaders() found for the header just read when no cached
 // entry has it: the index of Content-Length and of Transfer-Encoding so
-// far, or a value that Node's own writeHead() must take over.
-const scan = { lengthAt: -1, teAt: -1 }
+// far; and while laterHeader() reads: the entry holding every header so
+// far (`entry`, or null), the last that held them (`last`), and whether
+// the headers before the one read were checked (`checked`).
+const scan = { lengthAt: -1, teAt: -1, entry: null, last: null, checked: false }
 
 // The checks _storeHeader() makes on header `i` (name `key`, `value`),
 // plus the shapes this renderer reproduces: Content-Length once, or
@@ -818,18 +820,8 @@ function fastWriteHead (res, statusCode, reason, obj) {
  * and sets the same fields; each value is read once. Anything else,
  * including every input Node rejects, returns false before changing
  * anything, or the arguments for Node's writeHead() when values were read.
- * Long: the headers are read in one for-in pass, in Node's order and each
- * value once (a getter or a Proxy sees what Node's loop shows it), while
- * the pass matches them against cached entries. TurboFan compiles a
- * function this size on its own and inlines the helpers of the cache hit
- * (findEntry(), matches(), stateMatches(), applyBlock(), ...) within its
- * inlining budget, which they fill; split into steps with the pass's state
- * in a record, it was small enough to be inlined into its caller, where
- * the steps became calls, and a cached response cost more instructions
- * (benchmark/RESULTS.md, "fastWriteHead() and fallbackReason() in steps").
- * The cache-miss rendering is apart (renderWriteHeadMiss()), and so are
- * the hand-over to Node (handOver()) and the checks of a header no entry
- * has (headerRenderable()).
+ * This function settles the status line and the framing Node would pick;
+ * walkHeaders() reads the headers.
  * @returns {true|false|Array} true when rendered
  */
 function writeHeadObject (res, statusCode, reason, obj) {
@@ -863,34 +855,57 @@ function writeHeadObject (res, statusCode, reason, obj) {
     res.useChunkedEncodingByDefault === true
   const appendable = handLength(res, code)
   if (!chunkable && !appendable && !lengthLike(obj)) return false
+  return walkHeaders(res, code, message, reason, obj, chunkable, appendable)
+}
 
+/**
+ * writeHeadObject() from its headers on: `code` and `message` the status
+ * line, `reason` writeHead()'s second argument (a string when it is the
+ * message), `obj` the headers, `chunkable` and `appendable` the framing
+ * Node would add without a Content-Length header.
+ * The headers are read in one pass in Node's order (_storeHeader(): for-in,
+ * own keys, each value read once, then checked): while the names and
+ * values equal a cached entry's they were checked when it was stored; from
+ * the first that differs on, each is checked before the next is read, as
+ * _storeHeader() throws at the first bad one. The prototype chain is walked
+ * once, as on Node's path, so a Proxy on it sees what it sees there.
+ * (for-in also lets V8 read obj[key] through the enumeration cache, where
+ * a keyed load would go megamorphic.) While each header read is the first
+ * entry's, names[] and values[] are left as they are (`copied` false): the
+ * entry holds the same names and values (its Content-Length value matched
+ * by shape, kept in `lengthValue`), and copyEntry() writes them there
+ * before anything reads them. Once Node must take over, the loop only
+ * collects the keys it has yet to meet (reading stopped after `read`
+ * values, `pending` the key whose getter threw `error`).
+ * Long: a cached response runs all of it. TurboFan compiles a function
+ * this size on its own and inlines the helpers of the cache hit
+ * (findEntry(), matches(), stateMatches(), applyBlock(), ...) within its
+ * inlining budget, which they fill; split into steps with the pass's state
+ * in a record, it was small enough to be inlined into its caller, where
+ * the steps became calls, and a cached response cost more instructions
+ * (benchmark/RESULTS.md, "fastWriteHead() and fallbackReason() in steps").
+ * What a cached response never runs is apart, so that it costs none of
+ * the budget (TurboFan does not inline a call it never saw made;
+ * docs/architecture.md, "The files it crosses"): the headers after the
+ * first that differs from the first entry's (laterHeader()), the framing
+ * of a miss (missFramed()), its rendering (renderWriteHeadMiss()) and the
+ * hand-over to Node (handOver()).
+ * @returns {true|false|Array} true when rendered
+ */
+function walkHeaders (res, code, message, reason, obj, chunkable, appendable) {
   // The first cached entry for this status line: writeHead() checks
   // statusMessage before it reads any header, with the same expression.
   let e = findEntry(code, message, -1, 0, true, chunkable, appendable)
   if (e === null && INVALID_HEADER_CHAR.test(message)) return false
-
-  // One pass in Node's order (_storeHeader(): for-in, own keys, each value
-  // read once, then checked): while the names and values equal a cached
-  // entry's they were checked when it was stored; from the first that
-  // differs on, each is checked here before the next is read, as
-  // _storeHeader() throws at the first bad one. The prototype chain is
-  // walked once, as on Node's path, so a Proxy on it sees what it sees
-  // there. (for-in also lets V8 read obj[key] through the enumeration
-  // cache, where a keyed load would go megamorphic.)
   let i = 0
-  let last = e
-  let checked = e === null
+  scan.entry = e
+  scan.last = e
+  scan.checked = e === null
   scan.lengthAt = -1
   scan.teAt = -1
-  // Once Node must take over, the loop only collects the keys it has yet to
-  // meet (reading stopped after `read` values).
   let read = -1
   let pending = null
   let error
-  // While each header read is the first entry's, names[] and values[] are
-  // left as they are: the entry holds the same names and values (its
-  // Content-Length value matched by shape, kept in `lengthValue`), and
-  // copyEntry() writes them there before anything reads them.
   let copied = e === null
   let lengthValue
   for (const key in obj) {
@@ -928,74 +943,75 @@ function writeHeadObject (res, statusCode, reason, obj) {
     }
     names[i] = key
     values[i] = value
-    if (e !== null) {
-      if (i < e.n && e.names[i] === key &&
-          (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
-        i++
-        continue
-      }
-      e = findEntry(code, message, -1, i + 1, true, chunkable, appendable)
-      if (e !== null) {
-        last = e
-        i++
-        continue
-      }
-    }
-    if (!checked) {
-      // The headers before this one are the last entry's: its framing
-      // headers among them.
-      checked = true
-      scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
-      scan.teAt = last.teAt < i ? last.teAt : -1
-    }
-    if (!headerRenderable(i, key, value, chunkable)) read = i + 1
+    if (!laterHeader(i, key, value, code, message, chunkable, appendable)) read = i + 1
     i++
   }
   const n = i
   if (read !== -1) return handOver(obj, reason, read, n, pending, pending !== null, error)
+  if (copied) e = scan.entry
   if (e !== null && e.n !== n) {
     if (!copied) copied = copyEntry(e, n, lengthValue)
     e = findEntry(code, message, n, n, true, chunkable, appendable)
   }
-  let lengthAt
-  let teAt
-  if (e !== null) {
-    lengthAt = e.lengthAt
-    teAt = e.teAt
-  } else {
-    if (!checked) {
-      scan.lengthAt = last.lengthAt < n ? last.lengthAt : -1
-      scan.teAt = last.teAt < n ? last.teAt : -1
-    }
-    lengthAt = scan.lengthAt
-    teAt = scan.teAt
-    // No Content-Length where Node would not frame the body as chunked.
-    if (lengthAt === -1 && !chunkable && !appendable) {
-      return handOver(obj, reason, n, n, null, false, undefined)
-    }
-  }
-
-  // Without a Content-Length header: the line _storeHeader() appends for
-  // the length set by hand, else chunked framing.
+  if (e === null && !missFramed(n, chunkable, appendable)) return handOver(obj, reason, n, n, null, false)
+  const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
+  // No Content-Length header: _storeHeader() appends the length set by hand, else chunks.
   const chunked = lengthAt === -1 && !appendable
   if (e !== null && stateMatches(e, res, stateOf(res))) {
-    let value
-    if (copied) {
-      value = lengthAt === -1 ? undefined : values[lengthAt]
-      clearScratch(n)
-    } else {
-      value = lengthAt === -1 ? undefined : lengthValue
-    }
+    let value = lengthAt === -1 ? undefined : copied ? values[lengthAt] : lengthValue
+    if (copied) clearScratch(n)
     if (!chunked && lengthAt === -1) value = res._contentLength
     headOf(e, value)
     applyBlock(res, code, message, typeof reason === 'string', lengthAt === -1 ? undefined : e.lastNumber,
       e.last, e)
     return true
   }
-
   if (!copied) copyEntry(e, n, lengthValue)
-  renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked, teAt)
+  renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked,
+    e !== null ? e.teAt : scan.teAt)
   return true
+}
+
+// A header read after the headers left the first cached entry's (header
+// `i`, `key` and `value`, already in names[] and values[]; `code` to
+// `appendable` as walkHeaders() has them): matched against the entries
+// for the status line, `scan.entry` the one holding every header so far,
+// and checked as _storeHeader() would once none holds it. Apart from
+// walkHeaders() as a cached response never calls it (see there).
+// Returns false when Node must render (and may throw) from this header on.
+function laterHeader (i, key, value, code, message, chunkable, appendable) {
+  let e = scan.entry
+  if (e !== null) {
+    if (i < e.n && e.names[i] === key &&
+        (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
+      return true
+    }
+    e = scan.entry = findEntry(code, message, -1, i + 1, true, chunkable, appendable)
+    if (e !== null) {
+      scan.last = e
+      return true
+    }
+  }
+  if (!scan.checked) {
+    // The headers before this one are the last entry's: its framing
+    // headers among them.
+    scan.checked = true
+    scan.lengthAt = scan.last.lengthAt < i ? scan.last.lengthAt : -1
+    scan.teAt = scan.last.teAt < i ? scan.last.teAt : -1
+  }
+  return headerRenderable(i, key, value, chunkable)
+}
+
+// The framing of `n` headers no cached entry holds, left in `scan`: those
+// laterHeader() did not check are the last entry's. False when there is
+// no Content-Length where Node would not frame the body as chunked
+// (`chunkable`) nor append the length set by hand (`appendable`).
+function missFramed (n, chunkable, appendable) {
+  if (!scan.checked) {
+    scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
+    scan.teAt = scan.last.teAt < n ? scan.last.teAt : -1
+  }
+  return scan.lengthAt !== -1 || chunkable || appendable
 }
 
 // Whether _storeHeader() would append `Content-Length: <res._contentLength>`
@@ -1011,7 +1027,7 @@ function handLength (res, code) {
 }
 
 // Writes into names[] and values[] the first `upTo` headers of entry `e`,
-// which writeHeadObject() read and found equal to the entry's (the
+// which walkHeaders() read and found equal to the entry's (the
 // Content-Length value, matched by shape, is `lengthValue`). Returns true.
 function copyEntry (e, upTo, lengthValue) {
   const en = e.names
@@ -1142,7 +1158,7 @@ function storedAgain (res, c, headers, ownMessage) {
   return true
 }
 
-// writeHeadObject() for headers no cached entry holds: renders them (the
+// walkHeaders() for headers no cached entry holds: renders them (the
 // checks were made while reading), stores the block and applies it. Kept
 // apart so that the cache-hit path stays small enough for V8 to inline
 // what it calls.
