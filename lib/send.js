@@ -528,9 +528,19 @@ function headerThroughOutput (res) {
 // socket.write(), and the socket's counters read as if Node had written the
 // whole message.
 function writePartRest (socket, handle, rest, written, total, nodeLength, onWrite) {
-  const restLength = total - written
   directStats.partial++
   countDirect(handle, written)
+  const count = nodeLength === -1 ? written : written + nodeLength - total
+  writeRestCounted(socket, rest, onWrite, total - written, count, written)
+  markNeedDrain(socket, total)
+}
+
+// `rest` (`restLength` bytes) through socket.write(), then the socket's
+// counters as Node's own write of the whole would leave them: `count` more
+// bytes in its length, `written` more in the handle's queue size. Where
+// the write did not queue exactly `rest` (a socket error, another write),
+// the counters are Node's own.
+function writeRestCounted (socket, rest, onWrite, restLength, count, written) {
   if (typeof rest === 'string') {
     // One char per byte: the latin1 write gives the body's bytes.
     socket.write(rest, 'latin1', onWrite)
@@ -539,12 +549,10 @@ function writePartRest (socket, handle, rest, written, total, nodeLength, onWrit
   }
   const state = socket._writableState
   if (state.length === restLength && state.writelen === restLength) {
-    const count = nodeLength === -1 ? written : written + nodeLength - total
     state.length += count
     state.writelen += count
     socket[learned.kLastWriteQueueSize] += written
   }
-  markNeedDrain(socket, total)
 }
 
 // The whole message through socket.write(), answered with the error of a
@@ -1255,18 +1263,7 @@ function writeRest (socket, res, m, written, total, entries) {
       rest = BufferClass.concat([BufferClass.from(headRest, 'latin1'), body])
     }
   }
-  const onWrite = restCallback(res, entries)
-  if (typeof rest === 'string') {
-    socket.write(rest, 'latin1', onWrite)
-  } else {
-    socket.write(rest, onWrite)
-  }
-  const state = socket._writableState
-  if (state.length === restLength && state.writelen === restLength) {
-    state.length += written
-    state.writelen += written
-    socket[learned.kLastWriteQueueSize] += written
-  }
+  writeRestCounted(socket, rest, restCallback(res, entries), restLength, written, written)
 }
 
 // The callback of writeRest()'s write: the writev's of Node's end(), an
