@@ -14,16 +14,12 @@
 
 const t = require('tap')
 
-const binding = require('../lib/binding.js')
-const { checkParity } = require('./helpers/dual-path.js')
-const { renderedPath, shimActive } = require('./helpers/expect-path.js')
+const { checkCases } = require('./helpers/dual-path.js')
+const { renderedPath } = require('./helpers/expect-path.js')
 
 const KEEP = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
 const HEAD = 'HEAD / HTTP/1.1\r\nHost: x\r\n\r\n'
 const CLOSE = 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
-
-// Where the direct write can run at all (as in test/direct-write.test.js).
-const canDirect = shimActive && binding !== null && binding.canSend === true
 
 // srvx's sendNodeResponse(): writeHead(status, statusText, pairs) with the
 // names in lowercase and Content-Length as a string, write(body), end().
@@ -337,19 +333,4 @@ const cases = [
   }
 ]
 
-for (const c of cases) {
-  t.test(c.name, async t => {
-    const { native } = await checkParity(t, {
-      name: c.name,
-      request: c.request,
-      sequential: true,
-      ...(c.date ? { date: true } : {}),
-      ...(c.malformed ? { malformed: true } : {}),
-      ...(c.path === undefined ? {} : { path: c.path }),
-      handler: c.handler
-    })
-    if (c.direct !== undefined && canDirect) {
-      t.equal(native.stats.direct + native.stats.partial, c.direct, 'every response went out in a direct write')
-    }
-  })
-}
+checkCases(t, cases)

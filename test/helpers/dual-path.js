@@ -16,8 +16,9 @@ const path = require('node:path')
 const util = require('node:util')
 const { AsyncLocalStorage } = require('node:async_hooks')
 
+const binding = require('../../lib/binding.js')
 const shim = require('../../lib/index.js')
-const { expectedPath } = require('./expect-path.js')
+const { expectedPath, shimActive } = require('./expect-path.js')
 const { parseResponse } = require('./llhttp.js')
 const { RawClient } = require('./raw-client.js')
 
@@ -537,9 +538,43 @@ async function checkParity (t, fx, options = {}) {
   return { legacy, native }
 }
 
+// Where the native path can write directly at all (as in
+// test/direct-write.test.js).
+const canDirect = shimActive && binding !== null && binding.canSend === true
+
+/**
+ * Runs each case through checkParity() in a subtest of `t`, its requests
+ * one after another; where a case gives `direct` and the native path can
+ * write directly here, checks that that many responses went out in a
+ * direct write.
+ * @param {object} t a tap test
+ * @param {Array<{ name: string, request: string[], path?: object,
+ *   date?: boolean, malformed?: boolean, direct?: number,
+ *   handler: Function }>} cases
+ */
+function checkCases (t, cases) {
+  for (const c of cases) {
+    t.test(c.name, async t => {
+      const { native } = await checkParity(t, {
+        name: c.name,
+        request: c.request,
+        sequential: true,
+        ...(c.date ? { date: true } : {}),
+        ...(c.malformed ? { malformed: true } : {}),
+        ...(c.path === undefined ? {} : { path: c.path }),
+        handler: c.handler
+      })
+      if (c.direct !== undefined && canDirect) {
+        t.equal(native.stats.direct + native.stats.partial, c.direct, 'every response went out in a direct write')
+      }
+    })
+  }
+}
+
 module.exports = {
   DEFAULT_REQUEST,
   capture,
+  checkCases,
   checkParity,
   makeCertificate,
   maskDate,
