@@ -3,6 +3,7 @@
 // What the preload costs a process at start-up:
 //   node benchmark/startup.js [nodes=20,22.23.5,24.22.3,26.12.1] [runs=11]
 //     [cache=warm,cold] [scripts=none,http,listen] [root=<checkout>] [json=<file>]
+//     [count=cpu|instructions]
 // Each cell is a whole process, `node [preload] -e <script>`, where the
 // script loads nothing (none), runs require('http') (http), or starts an
 // HTTP server listening and closes it (listen), then prints the
@@ -20,6 +21,10 @@
 // root: the package checkout whose register.js and register.mjs are
 // measured (default: this one), to compare another version with the same
 // script.
+// count=instructions runs each cell once under callgrind instead (with
+// V8's hash and random seeds fixed) and reports the user-space
+// instructions of every thread of the process: a count that does not move
+// with the machine's load, where CPU-time medians move by milliseconds.
 // `node` names are resolved as /work/nodes/<v>/package/bin/node, or `20`
 // for the node running this script, or taken as a path.
 
@@ -69,21 +74,40 @@ function resolveNode (name) {
   throw Object.assign(new Error(`no node binary for "${name}"`), { code: 'ERR_BENCH_USAGE' })
 }
 
+// Each process gets PATH, HOME and `extra` only: variables such as
+// NODE_EXTRA_CA_CERTS (which has Node read a certificate file at start,
+// tens of milliseconds) or NODE_OPTIONS would add the same cost to every
+// cell and bury the preload's few milliseconds in their noise.
 function cleanEnv (extra) {
-  const env = { ...process.env, ...extra }
-  for (const key of ['NODE_OPTIONS', 'NODE_DEBUG', 'HTTP_ONESHOT', 'HTTP_ONESHOT_PROBE',
-    'HTTP_ONESHOT_REPORT']) {
-    if (!(key in extra)) delete env[key]
+  const env = { ...extra }
+  for (const key of ['PATH', 'HOME']) {
+    if (process.env[key] !== undefined) env[key] = process.env[key]
   }
   return env
 }
 
+let COUNT = 'cpu'
+
 function runOnce (node, args, env) {
+  if (COUNT === 'instructions') return countOnce(node, args, env)
   const start = process.hrtime.bigint()
   const out = childProcess.spawnSync(node, args, { env, encoding: 'utf8', timeout: 30000 })
   const wall = Number(process.hrtime.bigint() - start) / 1e6
   if (out.status !== 0) throw new Error(`${node} ${args.join(' ')} failed: ${out.stderr}`)
   return { ...JSON.parse(out.stdout), wall }
+}
+
+// One process under callgrind; `cpu` holds millions of instructions.
+function countOnce (node, args, env) {
+  const tool = ['--tool=callgrind', '--callgrind-out-file=/dev/null']
+  const seeds = ['--hash-seed=1', '--random-seed=1']
+  const out = childProcess.spawnSync('valgrind', [...tool, node, ...seeds, ...args],
+    { env, encoding: 'utf8', timeout: 300000 })
+  const found = /Collected : (\d+)/.exec(out.stderr ?? '')
+  if (out.status !== 0 || found === null) {
+    throw new Error(`valgrind ${node} ${args.join(' ')} failed: ${out.error ?? out.stderr}`)
+  }
+  return { ...JSON.parse(out.stdout), cpu: Number(found[1]) / 1e6, wall: 0 }
 }
 
 // CPU time of the probe child alone: the same script the preload starts.
@@ -134,25 +158,33 @@ function measureNode (name, node, runs, caches, scripts, tmp) {
 }
 
 function table (rows, probeCpu) {
-  const lines = ['| node | script | preload | cache | CPU ms (median) | over plain | wall ms | threads |',
+  const unit = COUNT === 'instructions' ? 'M instructions' : 'CPU ms (median)'
+  const lines = [`| node | script | preload | cache | ${unit} | over plain | wall ms | threads |`,
     '|---|---|---|---|---:|---:|---:|---:|']
   for (const row of rows) {
     const plain = rows.find((r) => r.node === row.node && r.script === row.script && r.preload === 'plain')
     const over = row.preload === 'plain' ? '' : (row.cpu - plain.cpu >= 0 ? '+' : '') + (row.cpu - plain.cpu).toFixed(1)
     lines.push(`| ${row.node} | ${SCRIPT_NAMES[row.script]} | ${row.preload} | ` +
-      `${row.cache} | ${row.cpu.toFixed(1)} | ${over} | ${row.wall.toFixed(1)} | ${row.tasks} |`)
+      `${row.cache} | ${row.cpu.toFixed(1)} | ${over} | ${COUNT === 'cpu' ? row.wall.toFixed(1) : '-'} | ${row.tasks} |`)
   }
   lines.push('')
   for (const [name, cpu] of Object.entries(probeCpu)) {
-    lines.push(`probe child on ${name}: ${cpu.toFixed(1)} ms CPU (once per binary, cold cache only)`)
+    const unitShort = COUNT === 'instructions' ? 'M instructions' : 'ms CPU'
+    lines.push(`probe child on ${name}: ${cpu.toFixed(1)} ${unitShort} (once per binary, cold cache only)`)
   }
   return lines.join('\n')
 }
 
 async function main () {
   const opts = parseArgs(process.argv.slice(2), {
-    nodes: '20,22.23.5,24.22.3,26.12.1', runs: 11, cache: 'warm,cold', scripts: 'none,http,listen', root: '', json: ''
+    nodes: '20,22.23.5,24.22.3,26.12.1', runs: 11, cache: 'warm,cold', scripts: 'none,http,listen', root: '', json: '', count: 'cpu'
   })
+  if (opts.count !== 'cpu' && opts.count !== 'instructions') {
+    throw Object.assign(new Error(`count is cpu or instructions, not "${opts.count}"`), { code: 'ERR_BENCH_USAGE' })
+  }
+  COUNT = opts.count
+  // A count under callgrind is the same from run to run.
+  const runs = COUNT === 'instructions' ? 1 : opts.runs
   const scripts = opts.scripts.split(',').filter(Boolean)
   for (const script of scripts) {
     if (!(script in SCRIPTS)) throw Object.assign(new Error(`no script "${script}"`), { code: 'ERR_BENCH_USAGE' })
@@ -165,8 +197,8 @@ async function main () {
     const probeCpu = {}
     for (const name of opts.nodes.split(',').filter(Boolean)) {
       const node = resolveNode(name)
-      rows.push(...measureNode(name, node, opts.runs, caches, scripts, tmp))
-      probeCpu[name] = probeChildCpu(node, Math.min(opts.runs, 5))
+      rows.push(...measureNode(name, node, runs, caches, scripts, tmp))
+      probeCpu[name] = probeChildCpu(node, Math.min(runs, 5))
     }
     process.stdout.write(table(rows, probeCpu) + '\n')
     if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ rows, probeCpu }, null, 2) + '\n')
