@@ -6,6 +6,7 @@
 //   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,head,status204,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
 //     [jobs=2] [runs=1] [seed=1] [node=<path>] [json=<file>] [semi=16] [ready=180]
+//     [keep=<dir>] [flags=<node flag>,...]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
 // `callgrind_control -z`, sends `requests` more requests on the same
@@ -509,7 +510,7 @@ function nodeArgsFor (shape, mode) {
  * One measurement: a fresh server under callgrind, warm-up, zeroed
  * counters, `requests` measured requests, dump.
  */
-async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed, readyTimeout }) {
+async function measure ({ name, run, shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed, readyTimeout, keep, flags }) {
   // A shape with large bodies caps the counts (maxWarmup, maxRequests):
   // under callgrind each of its requests takes far longer.
   const warmup = Math.min(warmupAsked, shape.maxWarmup ?? Infinity)
@@ -521,6 +522,7 @@ async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requ
   try {
     const v8Args = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : []
     if (hashSeed > 0) v8Args.push(`--hash-seed=${hashSeed}`)
+    v8Args.push(...flags)
     server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir, readyTimeout })
     const listening = Date.now()
     const method = shape.method ?? 'GET'
@@ -545,6 +547,7 @@ async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requ
     const [size] = measured.sizes
     if (measured.bytes !== size * requests) throw new Error(`received ${measured.bytes} bytes, expected ${size * requests}`)
     const ir = await readDump(dir, server.pid)
+    if (keep !== '') keepDump(dir, server.pid, path.join(keep, `${name}.${mode}.${run}`))
     for (const client of clients) client.close()
     const { stats, stderr } = await server.stop()
     server = null
@@ -566,6 +569,17 @@ async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requ
     if (server !== null) await server.stop()
     fs.rmSync(dir, { recursive: true, force: true })
   }
+}
+
+// Copies the measured window's dump of the main thread (function-level
+// counts, for callgrind_annotate) to `<file>.callgrind`, and the map of
+// JIT code V8 writes with flags=--perf-basic-prof (callgrind names JIT
+// code by address only) to `<file>.map`.
+function keepDump (dir, pid, file) {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.copyFileSync(path.join(dir, `cg.${pid}.1-01`), `${file}.callgrind`)
+  const map = path.join(os.tmpdir(), `perf-${pid}.map`)
+  if (fs.existsSync(map)) fs.copyFileSync(map, `${file}.map`)
 }
 
 // The median of the runs' Ir per request (the mean of the middle two for
@@ -598,8 +612,11 @@ async function main () {
     node: process.execPath,
     json: '',
     semi: 16,
-    ready: 180
+    ready: 180,
+    keep: '',
+    flags: ''
   })
+  const flags = String(opts.flags).split(',').filter(Boolean)
   const shapes = opts.shapes.split(',').map((s) => s.trim()).filter(Boolean)
   for (const s of shapes) {
     if (!Object.hasOwn(SHAPES, s)) throw usage(`shapes: unknown "${s}" (use ${Object.keys(SHAPES).join(', ')})`)
@@ -656,7 +673,7 @@ async function main () {
     while (next < tasks.length) {
       const { name, mode, run } = tasks[next++]
       const hashSeed = opts.seed === 0 ? 0 : opts.seed + run - 1
-      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed, readyTimeout: opts.ready * 1000 })
+      const r = await measure({ name, run, keep: opts.keep, flags, shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed, readyTimeout: opts.ready * 1000 })
       ;(results[name][mode] ??= []).push(r)
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
         (opts.runs > 1 ? `run ${run}/${opts.runs} ` : '') +
