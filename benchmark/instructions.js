@@ -409,7 +409,8 @@ function sleep (ms) {
  * (callgrind names them <prefix>.<pid>.1-<thread>, thread 01 being the main
  * thread). Waits until the main thread's file is complete.
  *
- * @returns {Promise<{main: number, threads: Record<string, number>}>} Ir
+ * @returns {Promise<{main: number, threads: Record<string, number>, fullGc: boolean}>}
+ *   Ir, and whether a full collection ran on the main thread
  */
 async function readDump (dir, pid) {
   const mainFile = path.join(dir, `cg.${pid}.1-01`)
@@ -419,6 +420,7 @@ async function readDump (dir, pid) {
     await sleep(100)
   }
   const threads = {}
+  let fullGc = false
   for (const name of fs.readdirSync(dir)) {
     const m = new RegExp(`^cg\\.${pid}\\.1-(\\d+)$`).exec(name)
     if (m === null) continue
@@ -430,8 +432,12 @@ async function readDump (dir, pid) {
     const summary = /^summary:\s*(\d+)/m.exec(text)
     if (summary === null) throw new Error(`${name}: no summary line`)
     threads[m[1]] = Number(summary[1])
+    // A full (mark-compact) collection in the measured window adds 1-2k per
+    // request to one server and not to the next; it shows as V8's
+    // Heap::MarkCompact() on the main thread.
+    if (m[1] === '01') fullGc = text.includes('Heap::MarkCompact()')
   }
-  return { main: threads['01'], threads }
+  return { main: threads['01'], threads, fullGc }
 }
 
 /**
@@ -553,6 +559,7 @@ async function measure ({ name, run, shape, mode, node, warmup: warmupAsked, req
     server = null
     return {
       irPerRequest: ir.main / requests,
+      fullGc: ir.fullGc,
       ir: ir.main,
       irAllThreads: Object.values(ir.threads).reduce((a, b) => a + b, 0),
       threads: ir.threads,
@@ -678,6 +685,7 @@ async function main () {
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
         (opts.runs > 1 ? `run ${run}/${opts.runs} ` : '') +
         `(${r.requests} × ${r.bytesPerResponse} B, all threads ${k(r.irAllThreads / r.requests)}; ` +
+        (r.fullGc ? 'full GC in the window; ' : '') +
         `${r.seconds.toFixed(0)} s: start ${r.phases.start.toFixed(1)}, warm-up ${r.phases.warmup.toFixed(1)}, measured ${r.phases.measured.toFixed(1)})`
       if (mode === 'native') {
         const shim = describeShim(r.shim)
@@ -712,9 +720,12 @@ async function main () {
     const m = Object.fromEntries(Object.entries(results[name]).map(([mode, runs]) => [mode, medianIr(runs)]))
     const cell = (mode) => {
       if (m[mode] === undefined) return '–'
-      if (opts.runs === 1) return k(m[mode])
+      // †: a full collection ran in the measured window of (one of) its
+      // server(s), which adds 1-2k per request to that server's count.
+      const gc = results[name][mode].some((r) => r.fullGc) ? '†' : ''
+      if (opts.runs === 1) return k(m[mode]) + gc
       const irs = results[name][mode].map((r) => r.irPerRequest)
-      return `${k(m[mode])} (${k(Math.min(...irs))}–${k(Math.max(...irs))})`
+      return `${k(m[mode])} (${k(Math.min(...irs))}–${k(Math.max(...irs))})${gc}`
     }
     const diff = m.native !== undefined && m.limit !== undefined ? k(m.native - m.limit) : '–'
     const ratio = m.native !== undefined && m.legacy !== undefined ? (m.native / m.legacy).toFixed(3) : '–'
@@ -724,6 +735,9 @@ async function main () {
     `${opts.requests} requests after ${opts.warmup} warm-up` +
     (opts.runs > 1 ? `; medians of ${opts.runs} runs (range):\n` : ':\n'))
   console.log(rows.join('\n'))
+  if (Object.values(results).some((byMode) => Object.values(byMode).some((runs) => runs.some((r) => r.fullGc)))) {
+    console.log('\n† a full (mark-compact) collection ran in the measured window of that cell\'s server (of one of them)')
+  }
   log(`\n${((Date.now() - started) / 1000).toFixed(0)} s`)
 
   if (opts.json !== '') {
@@ -744,6 +758,7 @@ async function main () {
         ...Object.fromEntries(Object.entries(byMode).map(([mode, runs]) => [mode, {
           irPerRequest: medianIr(runs),
           runs: runs.map((r) => ({
+            fullGc: r.fullGc,
             irPerRequest: r.irPerRequest,
             ir: r.ir,
             irAllThreads: r.irAllThreads,
