@@ -6,6 +6,7 @@
 //   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,head,status204,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
 //     [jobs=2] [runs=1] [seed=1] [node=<path>] [json=<file>] [semi=16] [ready=180]
+//     [keep=<dir>] [flags=<node flag>,...]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
 // `callgrind_control -z`, sends `requests` more requests on the same
@@ -408,7 +409,8 @@ function sleep (ms) {
  * (callgrind names them <prefix>.<pid>.1-<thread>, thread 01 being the main
  * thread). Waits until the main thread's file is complete.
  *
- * @returns {Promise<{main: number, threads: Record<string, number>}>} Ir
+ * @returns {Promise<{main: number, threads: Record<string, number>, fullGc: boolean}>}
+ *   Ir, and whether a full collection ran on the main thread
  */
 async function readDump (dir, pid) {
   const mainFile = path.join(dir, `cg.${pid}.1-01`)
@@ -418,6 +420,7 @@ async function readDump (dir, pid) {
     await sleep(100)
   }
   const threads = {}
+  let fullGc = false
   for (const name of fs.readdirSync(dir)) {
     const m = new RegExp(`^cg\\.${pid}\\.1-(\\d+)$`).exec(name)
     if (m === null) continue
@@ -429,8 +432,12 @@ async function readDump (dir, pid) {
     const summary = /^summary:\s*(\d+)/m.exec(text)
     if (summary === null) throw new Error(`${name}: no summary line`)
     threads[m[1]] = Number(summary[1])
+    // A full (mark-compact) collection in the measured window adds 1-2k per
+    // request to one server and not to the next; it shows as V8's
+    // Heap::MarkCompact() on the main thread.
+    if (m[1] === '01') fullGc = text.includes('Heap::MarkCompact()')
   }
-  return { main: threads['01'], threads }
+  return { main: threads['01'], threads, fullGc }
 }
 
 /**
@@ -509,7 +516,7 @@ function nodeArgsFor (shape, mode) {
  * One measurement: a fresh server under callgrind, warm-up, zeroed
  * counters, `requests` measured requests, dump.
  */
-async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed, readyTimeout }) {
+async function measure ({ name, run, shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed, readyTimeout, keep, flags }) {
   // A shape with large bodies caps the counts (maxWarmup, maxRequests):
   // under callgrind each of its requests takes far longer.
   const warmup = Math.min(warmupAsked, shape.maxWarmup ?? Infinity)
@@ -521,6 +528,7 @@ async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requ
   try {
     const v8Args = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : []
     if (hashSeed > 0) v8Args.push(`--hash-seed=${hashSeed}`)
+    v8Args.push(...flags)
     server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir, readyTimeout })
     const listening = Date.now()
     const method = shape.method ?? 'GET'
@@ -545,11 +553,13 @@ async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requ
     const [size] = measured.sizes
     if (measured.bytes !== size * requests) throw new Error(`received ${measured.bytes} bytes, expected ${size * requests}`)
     const ir = await readDump(dir, server.pid)
+    if (keep !== '') keepDump(dir, server.pid, path.join(keep, `${name}.${mode}.${run}`))
     for (const client of clients) client.close()
     const { stats, stderr } = await server.stop()
     server = null
     return {
       irPerRequest: ir.main / requests,
+      fullGc: ir.fullGc,
       ir: ir.main,
       irAllThreads: Object.values(ir.threads).reduce((a, b) => a + b, 0),
       threads: ir.threads,
@@ -566,6 +576,17 @@ async function measure ({ shape, mode, node, warmup: warmupAsked, requests: requ
     if (server !== null) await server.stop()
     fs.rmSync(dir, { recursive: true, force: true })
   }
+}
+
+// Copies the measured window's dump of the main thread (function-level
+// counts, for callgrind_annotate) to `<file>.callgrind`, and the map of
+// JIT code V8 writes with flags=--perf-basic-prof (callgrind names JIT
+// code by address only) to `<file>.map`.
+function keepDump (dir, pid, file) {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.copyFileSync(path.join(dir, `cg.${pid}.1-01`), `${file}.callgrind`)
+  const map = path.join(os.tmpdir(), `perf-${pid}.map`)
+  if (fs.existsSync(map)) fs.copyFileSync(map, `${file}.map`)
 }
 
 // The median of the runs' Ir per request (the mean of the middle two for
@@ -598,8 +619,11 @@ async function main () {
     node: process.execPath,
     json: '',
     semi: 16,
-    ready: 180
+    ready: 180,
+    keep: '',
+    flags: ''
   })
+  const flags = String(opts.flags).split(',').filter(Boolean)
   const shapes = opts.shapes.split(',').map((s) => s.trim()).filter(Boolean)
   for (const s of shapes) {
     if (!Object.hasOwn(SHAPES, s)) throw usage(`shapes: unknown "${s}" (use ${Object.keys(SHAPES).join(', ')})`)
@@ -656,11 +680,12 @@ async function main () {
     while (next < tasks.length) {
       const { name, mode, run } = tasks[next++]
       const hashSeed = opts.seed === 0 ? 0 : opts.seed + run - 1
-      const r = await measure({ shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed, readyTimeout: opts.ready * 1000 })
+      const r = await measure({ name, run, keep: opts.keep, flags, shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed, readyTimeout: opts.ready * 1000 })
       ;(results[name][mode] ??= []).push(r)
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
         (opts.runs > 1 ? `run ${run}/${opts.runs} ` : '') +
         `(${r.requests} × ${r.bytesPerResponse} B, all threads ${k(r.irAllThreads / r.requests)}; ` +
+        (r.fullGc ? 'full GC in the window; ' : '') +
         `${r.seconds.toFixed(0)} s: start ${r.phases.start.toFixed(1)}, warm-up ${r.phases.warmup.toFixed(1)}, measured ${r.phases.measured.toFixed(1)})`
       if (mode === 'native') {
         const shim = describeShim(r.shim)
@@ -695,9 +720,12 @@ async function main () {
     const m = Object.fromEntries(Object.entries(results[name]).map(([mode, runs]) => [mode, medianIr(runs)]))
     const cell = (mode) => {
       if (m[mode] === undefined) return '–'
-      if (opts.runs === 1) return k(m[mode])
+      // †: a full collection ran in the measured window of (one of) its
+      // server(s), which adds 1-2k per request to that server's count.
+      const gc = results[name][mode].some((r) => r.fullGc) ? '†' : ''
+      if (opts.runs === 1) return k(m[mode]) + gc
       const irs = results[name][mode].map((r) => r.irPerRequest)
-      return `${k(m[mode])} (${k(Math.min(...irs))}–${k(Math.max(...irs))})`
+      return `${k(m[mode])} (${k(Math.min(...irs))}–${k(Math.max(...irs))})${gc}`
     }
     const diff = m.native !== undefined && m.limit !== undefined ? k(m.native - m.limit) : '–'
     const ratio = m.native !== undefined && m.legacy !== undefined ? (m.native / m.legacy).toFixed(3) : '–'
@@ -707,6 +735,9 @@ async function main () {
     `${opts.requests} requests after ${opts.warmup} warm-up` +
     (opts.runs > 1 ? `; medians of ${opts.runs} runs (range):\n` : ':\n'))
   console.log(rows.join('\n'))
+  if (Object.values(results).some((byMode) => Object.values(byMode).some((runs) => runs.some((r) => r.fullGc)))) {
+    console.log('\n† a full (mark-compact) collection ran in the measured window of that cell\'s server (of one of them)')
+  }
   log(`\n${((Date.now() - started) / 1000).toFixed(0)} s`)
 
   if (opts.json !== '') {
@@ -727,6 +758,7 @@ async function main () {
         ...Object.fromEntries(Object.entries(byMode).map(([mode, runs]) => [mode, {
           irPerRequest: medianIr(runs),
           runs: runs.map((r) => ({
+            fullGc: r.fullGc,
             irPerRequest: r.irPerRequest,
             ir: r.ir,
             irAllThreads: r.irAllThreads,
