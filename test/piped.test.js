@@ -1,0 +1,98 @@
+'use strict'
+
+// Bodies written on ticks of their own with Content-Length framing (piped
+// files of 2 KiB, 64 KiB and 1 MiB, in-memory streams, pipeline(), a slow
+// reader, a reset), on a real loopback server, once on Node's own path and
+// once with the shim installed: bytes, state, events and their order and
+// async context, and the path taken (test/fixtures/piped.js). Then that
+// the header block of such a response comes from the shim's renderer
+// (the header-block cache), not from Node's _storeHeader().
+
+const fs = require('node:fs')
+const http = require('node:http')
+const os = require('node:os')
+const path = require('node:path')
+const t = require('tap')
+
+const shim = require('../lib/index.js')
+const { checkParity } = require('./helpers/dual-path.js')
+const { shimActive } = require('./helpers/expect-path.js')
+const { RawClient } = require('./helpers/raw-client.js')
+const { fixtures } = require('./fixtures/piped.js')
+
+t.jobs = 1
+
+for (const [i, fx] of fixtures.entries()) {
+  t.test(`${fx.name} (fixtures/piped.js#${i})`, t => checkParity(t, fx))
+}
+
+t.test('over a UNIX domain socket', { skip: process.platform === 'win32' && 'POSIX only' }, async t => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-piped-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const socketPath = path.join(dir, 'server.sock')
+  for (const [i, fx] of fixtures.entries()) {
+    if (fx.tcpOnly) continue
+    // (`unixPath`: a fixture's path where no direct write can run.)
+    const unixFx = fx.unixPath === undefined ? fx : { ...fx, path: fx.unixPath }
+    await t.test(`${fx.name} (fixtures/piped.js#${i}, UNIX socket)`, t =>
+      checkParity(t, unixFx, { path: socketPath }))
+  }
+})
+
+// send's calls for one file, n times on one keep-alive connection, with
+// Node's _storeHeader() counted: the shim's writeHead(), which the first
+// write()'s _implicitHeader() calls, renders the headers setHeader()
+// stored from the cache once a block like it is there.
+t.test('the first write() renders the stored headers with the shim\'s renderer', { skip: !shimActive && 'shim inactive on this line' }, async t => {
+  const { OutgoingMessage } = http
+  const storeHeader = OutgoingMessage.prototype._storeHeader
+  let stores = 0
+  let finished = 0
+  let allFinished
+  const done = new Promise(resolve => { allFinished = resolve })
+  const uninstall = shim.install()
+  shim.resetStats()
+  const server = http.createServer((req, res) => {
+    res.sendDate = false
+    res.setHeader('Content-Type', 'application/octet-stream')
+    res.setHeader('ETag', 'W/"800-fixed"')
+    res.setHeader('Content-Length', 2048)
+    setImmediate(() => {
+      const own = Object.getOwnPropertyDescriptor(OutgoingMessage.prototype, '_storeHeader')
+      OutgoingMessage.prototype._storeHeader = function () {
+        stores++
+        return storeHeader.apply(this, arguments)
+      }
+      try {
+        res.write(Buffer.alloc(2048, 'x'))
+      } finally {
+        Object.defineProperty(OutgoingMessage.prototype, '_storeHeader', own)
+      }
+      setImmediate(() => res.end())
+    })
+    res.on('finish', () => {
+      if (++finished === N) allFinished()
+    })
+  })
+  t.teardown(() => {
+    uninstall()
+  })
+  const N = 6
+  await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
+  const client = new RawClient({ port: server.address().port })
+  for (let i = 0; i < N; i++) {
+    await client.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    await client.waitFor(i + 1)
+  }
+  await done
+  const { messages, error } = client.parse(false)
+  client.destroy()
+  server.closeAllConnections()
+  await new Promise(resolve => server.close(resolve))
+  t.equal(error, null)
+  t.equal(messages.length, N)
+  for (const m of messages) t.equal(m.body.length, 2048)
+  // The first response may render through Node (the cache learns it).
+  t.ok(stores <= 1, `Node's _storeHeader() ran ${stores} times for ${N} responses`)
+  t.strictSame(shim.stats().reasons, { 'headers-sent': N }, JSON.stringify(shim.stats()))
+})
