@@ -231,7 +231,9 @@ function Entry () {
   this.lastValue = undefined
   this.lastHead = ''
   this.lastNumber = 0 // +lastValue: _contentLength
-  // The Content-Length value whose digits C keeps for this slot.
+  // The Content-Length value whose digits C keeps for this slot: set by
+  // the write that passes C the value (lib/send.js lengthArgument()),
+  // cleared here when store() puts a new block in the slot.
   this.sentValue = undefined
 }
 
@@ -420,9 +422,16 @@ function blockOf (res) {
   return handedTo === res && handed.lastHead === res._header ? handed : null
 }
 
-// Called by end() once it took the block: the renderer keeps no response.
-function release () {
+/**
+ * blockOf(res) for end(), which takes the block: the renderer keeps no
+ * response once its end() began, whichever path then ends it.
+ * @param {http.ServerResponse} res
+ * @returns {Entry|null}
+ */
+function takeBlock (res) {
+  const block = handedTo === res && handed.lastHead === res._header ? handed : null
   handedTo = null
+  return block
 }
 
 // applyBlock() for the block in `tail` (stored as `entry`, or null when it
@@ -1331,39 +1340,11 @@ function applyPairs (res, code, message, ownMessage, n, chunkable, appendable) {
   return true
 }
 
-/**
- * The Content-Length argument of binding.sendCached()/fillCached() for the
- * response that cached `block` carries (block.lastValue): -1 when C keeps
- * the digits of that value from the slot's last response (src/napi_cache.c,
- * read_length()), which saves reading the string again. The entry records
- * the value as sent; forgetLength() takes that back.
- * @param {Entry} block
- * @returns {string|number}
- */
-function lengthArgument (block) {
-  const value = block.lastValue
-  if (value === block.sentValue) return -1
-  block.sentValue = value
-  return value
-}
-
-/**
- * Forgets which Content-Length value C keeps for the slot of `block`, for a
- * response that stopped before C read its length: the next one passes its
- * value.
- * @param {Entry} block
- */
-function forgetLength (block) {
-  block.sentValue = undefined
-}
-
 module.exports = {
   RENDER_BY_NODE,
-  lengthArgument,
-  forgetLength,
   renderFresh,
   fastWriteHead,
   storedWriteHead,
   blockOf,
-  release
+  takeBlock
 }
