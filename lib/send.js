@@ -443,7 +443,7 @@ function send (res, message, callback) {
  * @returns {number} as send()
  */
 function sendRest (res, message, callback, unsent) {
-  const { written, failed, total, nodeLength } = unsent
+  const { written, total, nodeLength } = unsent
   const chunk = message.body
   const bodyLength = message.bodyLength
   const chunked = (message.flags & FLAGS.CHUNKED) !== 0
@@ -482,13 +482,13 @@ function sendRest (res, message, callback, unsent) {
   const oneString = protocol.oneStringWrite(chunk, chunked)
   const onWrite = finishCallback(res, oneString)
   if (written > 0) {
-    writePartRest(socket, handle, out !== null ? out.subarray(written) : rest, written, total, nodeLength, onWrite)
+    writePartRest(socket, handle, out !== null ? out.subarray(written) : rest, unsent, onWrite)
   } else {
     // The message in the form Node's own end() hands the socket: a failed
     // write of one string leaves the handle's byte counter as it was, where
     // a Buffer or a writev counts the bytes all the same.
     const data = out === null ? head : oneString ? latin1Slice.call(out) : out
-    writeMessage(socket, handle, data, failed, total, nodeLength, onWrite)
+    writeMessage(socket, handle, data, unsent, onWrite)
   }
   res.finished = true
   return 0
@@ -525,11 +525,12 @@ function headerThroughOutput (res) {
   if (notify) res._onPendingData(-headLength)
 }
 
-// A message of `total` bytes (`nodeLength` in Node's count, or -1 for the
-// same) whose first `written` went out directly: the rest goes through
-// socket.write(), and the socket's counters read as if Node had written the
-// whole message.
-function writePartRest (socket, handle, rest, written, total, nodeLength, onWrite) {
+// A message of `unsent.total` bytes (`nodeLength` in Node's count, or -1
+// for the same) whose first `written` went out directly: the rest goes
+// through socket.write(), and the socket's counters read as if Node had
+// written the whole message.
+function writePartRest (socket, handle, rest, unsent, onWrite) {
+  const { written, total, nodeLength } = unsent
   directStats.partial++
   countDirect(handle, written)
   const count = nodeLength === -1 ? written : written + nodeLength - total
@@ -558,8 +559,9 @@ function writeRestCounted (socket, rest, onWrite, restLength, count, written) {
 }
 
 // The whole message through socket.write(), answered with the error of a
-// direct write that failed (`failed`, an errno) when there was one.
-function writeMessage (socket, handle, data, failed, total, nodeLength, onWrite) {
+// direct write that failed (`unsent.failed`, an errno) when there was one.
+function writeMessage (socket, handle, data, unsent, onWrite) {
+  const { failed, total, nodeLength } = unsent
   if (failed === 0) {
     socket.write(data, 'latin1', onWrite)
   } else {
