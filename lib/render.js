@@ -449,14 +449,15 @@ function blockOf (res) {
 
 /**
  * blockOf(res) for end(), which takes the block: the renderer keeps no
- * response once its end() began, whichever path then ends it.
+ * response once its end() began, whichever path then ends it. The block of
+ * another response, rendered since, stays for that response's end().
  * @param {http.ServerResponse} res
  * @returns {Entry|null}
  */
 function takeBlock (res) {
-  const block = handedTo === res && handed.lastHead === res._header ? handed : null
+  if (handedTo !== res) return null
   handedTo = null
-  return block
+  return handed.lastHead === res._header ? handed : null
 }
 
 // applyBlock() for the block `miss` describes in `tail` (stored as

@@ -154,8 +154,10 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
  * when the response has none yet), completes the write's record and sends
  * the response (lib/send.js sendEnd(): the handle, the write, the finish).
  * Its own function, and large enough that TurboFan compiles it on its own
- * (docs/architecture.md): the calls it makes on every response keep the
- * inlining budget they had, while nativeEnd()'s first step stays small.
+ * on Node 24 and 26 (Node 20 inlines it into nativeEnd(), which is then
+ * the unit; docs/architecture.md, "The files it crosses"): the calls it
+ * makes on every response keep the inlining budget they had, while
+ * nativeEnd()'s first step stays small.
  * @param {number} len the body's byte length (a guess when `guessed`;
  * when the body is dropped, its measured length or 0)
  * @param {boolean} guessed `len` is the string's length, not measured
