@@ -195,7 +195,8 @@ function socketReason (res, socket, wait) {
  * @param {*} encoding the encoding, after argument shuffling
  * @param {object|null} block what the renderer put on `res` (lib/render.js
  *   blockOf()): null when the header is not one it rendered
- * @returns {string|null} null for the native path, else a FALLBACK value
+ * @returns {string|null} null for the native path, BODY_DROPPED for the
+ *   native path without the chunk (Node drops it), else a FALLBACK value
  */
 function fallbackReason (res, chunk, encoding, block) {
   if (binding === null) return FALLBACK.NO_BINDING
@@ -263,12 +264,17 @@ function fallbackReason (res, chunk, encoding, block) {
     const headers = res[kOutHeaders]
     reason = headers ? headersReason(headers) : null
   }
+  if (reason !== null || !chunk) return reason
   // Last: it reads the chunk's properties, once, where Node's write would.
-  if (reason === null && chunk && !dropped && typeof chunk !== 'string' && !writtenAsIs(chunk)) {
-    return FALLBACK.CHUNK_TYPE
-  }
-  return reason
+  if (dropped) return BODY_DROPPED
+  return typeof chunk !== 'string' && !writtenAsIs(chunk) ? FALLBACK.CHUNK_TYPE : null
 }
+
+// fallbackReason()'s answer for the native path when Node drops the chunk
+// end() was given (HEAD, 1xx, 204, 304: bodyDropped()): the write sends the
+// header block alone. Not a FALLBACK value; the public fallbackReason()
+// (lib/shim.js) reports it as null.
+const BODY_DROPPED = 'body-dropped'
 
 // HTTP/1.0 and 1.1 alike: _storeHeader() and end() never read the
 // version, only useChunkedEncodingByDefault (the constructor sets it false
@@ -663,13 +669,13 @@ module.exports = {
   setMaxBodySize,
   httpDebug,
   fallbackReason,
+  BODY_DROPPED,
   headerFirst,
   WRITE,
   writeReason,
   tailReason,
   streamedReason,
   uncorkReason,
-  bodyDropped,
   isBodylessStatus,
   valueReason,
   slicedString,

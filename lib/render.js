@@ -231,7 +231,9 @@ function Entry () {
   this.lastValue = undefined
   this.lastHead = ''
   this.lastNumber = 0 // +lastValue: _contentLength
-  // The Content-Length value whose digits C keeps for this slot.
+  // The Content-Length value whose digits C keeps for this slot: set by
+  // the write that passes C the value (lib/send.js lengthArgument()),
+  // cleared here when store() puts a new block in the slot.
   this.sentValue = undefined
 }
 
@@ -304,16 +306,26 @@ function stateMatches (e, res, state) {
     ((state & 1) === 0 || e.hasDate || e.date === currentDate())
 }
 
-// The first stored entry matching the status, names and `upTo` values.
-// `writeHeadShape` asks for one writeHead() can render: Content-Length from
-// the headers, or, when `chunkable`, chunked framing, or, when
-// `appendable`, the Content-Length line _storeHeader() appends (as end()
-// does for a fresh response); a fresh response never takes a chunked one.
-function findEntry (code, message, n, upTo, writeHeadShape, chunkable, appendable) {
+// The kind of block a lookup asks for (findEntry()'s `shape`), as bits:
+// FRESH, the block end() renders for a fresh response, never chunked; or
+// WRITE_HEAD, one writeHead() can render, with Content-Length from the
+// headers, or, with CHUNKABLE, chunked framing, or, with APPENDABLE, the
+// Content-Length line _storeHeader() appends for a length set by hand
+// (handLength(); as end() does for a fresh response). writeHeadObject()
+// and writeHeadArray() settle CHUNKABLE and APPENDABLE (framingOf()) and
+// hand them on as one number.
+const FRESH = 0
+const CHUNKABLE = 1
+const APPENDABLE = 2
+const WRITE_HEAD = 4
+
+// The first stored entry matching the status, names and `upTo` values, of
+// the kind `shape` asks for.
+function findEntry (code, message, n, upTo, shape) {
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]
     if (e.slot !== -1 && e.lines !== 0 &&
-        (writeHeadShape ? e.lengthAt >= 0 || (e.chunked ? chunkable : appendable === true) : !e.chunked) &&
+        (shape !== FRESH ? e.lengthAt >= 0 || (shape & (e.chunked ? CHUNKABLE : APPENDABLE)) !== 0 : !e.chunked) &&
         matches(e, code, message, n, upTo)) {
       return e
     }
@@ -321,12 +333,28 @@ function findEntry (code, message, n, upTo, writeHeadShape, chunkable, appendabl
   return null
 }
 
+/**
+ * What a renderer that found no cached block rendered into `tail`, for
+ * store() and applyRendered(): an options object, one per miss (a cached
+ * response never makes one).
+ * @typedef {object} Miss
+ * @property {number} code the status code
+ * @property {string} message the status message
+ * @property {boolean} ownMessage the message came as writeHead()'s argument
+ * @property {number} n the headers in names[]/values[]
+ * @property {number} lengthAt the index of Content-Length among them, or -1
+ * @property {boolean} hasDate a Date header among them
+ * @property {boolean} chunked chunked framing (no Content-Length hole)
+ * @property {number} teAt the index of a Transfer-Encoding, or -1
+ */
+
 // Stores the block just rendered into `tail` (with a Content-Length hole,
 // or `chunked` without one) under the key in `names`/`values`. A block C
 // rejects is not stored; the caller then sends it through the uncached
 // path, where C rejects it again and Node's own end() runs (a chunked block
 // falls back at once).
-function store (res, code, message, n, lengthAt, hasDate, chunked, teAt) {
+function store (res, miss) {
+  const { code, message, n, lengthAt, chunked } = miss
   // A Date header the user set is in the key through its name.
   if (CACHE_SIZE === 0 || !tail.cacheable || (tail.prefix === null) !== chunked) return null
   const e = entries[nextSlot]
@@ -348,11 +376,11 @@ function store (res, code, message, n, lengthAt, hasDate, chunked, teAt) {
   e.values.length = n
   e.lengthAt = lengthAt
   e.chunked = chunked
-  e.teAt = teAt
+  e.teAt = miss.teAt
   e.state = stateOf(res)
   e.keepAliveTimeout = res._keepAliveTimeout
   e.maxRequests = res._maxRequestsPerSocket
-  e.hasDate = hasDate
+  e.hasDate = miss.hasDate
   e.date = tail.date
   e.prefix = tail.prefix
   e.suffix = suffix
@@ -371,24 +399,23 @@ function store (res, code, message, n, lengthAt, hasDate, chunked, teAt) {
  * Leaves on `res` what writeHead() and _storeHeader() leave, for `block`
  * (a cache entry, or `uncached`) whose last head (headOf()) is the block
  * just found or rendered, and hands the block to the response's write
- * (blockOf()).
+ * (blockOf()): _contentLength from its Content-Length header's value
+ * (`lastNumber`, when `lengthAt` says there is one), _last from `last`.
  * @param {boolean} ownMessage the reason came as writeHead()'s argument
- * @param {number|undefined} contentLength +value, when the headers carry
- *   Content-Length
- * @param {boolean|null} last what _last becomes; null keeps it
  * @param {Entry} block
  */
-function applyBlock (res, code, message, ownMessage, contentLength, last, block) {
+function applyBlock (res, code, message, ownMessage, block) {
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
   // isBodylessStatus(), written out: this runs on every rendered response,
   // and V8 did not inline the call here (Node 20).
   if (code === 204 || code === 304 || (code >= 100 && code <= 199)) res._hasBody = false
-  if (contentLength !== undefined) {
-    res._contentLength = contentLength
+  if (block.lengthAt !== -1) {
+    res._contentLength = block.lastNumber
     res._removedContLen = false
   }
   if (block.chunked) res.chunkedEncoding = true
+  const last = block.last
   if (last !== null) res._last = last
   res._header = block.lastHead
   res._headerSent = false
@@ -420,15 +447,25 @@ function blockOf (res) {
   return handedTo === res && handed.lastHead === res._header ? handed : null
 }
 
-// Called by end() once it took the block: the renderer keeps no response.
-function release () {
+/**
+ * blockOf(res) for end(), which takes the block: the renderer keeps no
+ * response once its end() began, whichever path then ends it. The block of
+ * another response, rendered since, stays for that response's end().
+ * @param {http.ServerResponse} res
+ * @returns {Entry|null}
+ */
+function takeBlock (res) {
+  if (handedTo !== res) return null
   handedTo = null
+  return handed.lastHead === res._header ? handed : null
 }
 
-// applyBlock() for the block in `tail` (stored as `entry`, or null when it
-// was not cached, and then described by `uncached`), then clears `tail`.
-// Returns the block.
-function applyRendered (res, code, message, ownMessage, userLength, value, entry, chunked) {
+// applyBlock() for the block `miss` describes in `tail` (stored as
+// `entry`, or null when it was not cached, and then described by
+// `uncached`), with `value` in its Content-Length hole, then clears `tail`.
+// (An entry store() just filled has the `last` of `tail`, or null where
+// that is the response's own _last.) Returns the block.
+function applyRendered (res, miss, value, entry) {
   let block = entry
   if (entry !== null) {
     headOf(entry, value)
@@ -436,10 +473,13 @@ function applyRendered (res, code, message, ownMessage, userLength, value, entry
     block = uncached
     block.lastHead = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
     block.lastValue = value
+    block.lastNumber = +value
+    block.lengthAt = miss.lengthAt
+    block.last = tail.last
     block.lines = tail.lines
-    block.chunked = chunked
+    block.chunked = miss.chunked
   }
-  applyBlock(res, code, message, ownMessage, userLength ? +value : undefined, tail.last, block)
+  applyBlock(res, miss.code, miss.message, miss.ownMessage, block)
   tail.head = ''
   tail.prefix = null
   return block
@@ -493,16 +533,17 @@ function renderFresh (res, length) {
     hasDate = found.hasDate
     observe(n, headers)
   }
-  const e = findEntry(code, message, n, n, false, false)
+  const e = findEntry(code, message, n, n, FRESH)
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
     if (e.keyed) lastFresh = e
     headOf(e, value)
-    applyBlock(res, code, message, false, lengthAt !== -1 ? e.lastNumber : undefined, e.last, e)
+    applyBlock(res, code, message, false, e)
     return e
   }
-  const block = renderFreshMiss(res, code, message, headers, n, lengthAt, hasDate, length)
+  const miss = { code, message, ownMessage: false, n, lengthAt, hasDate, chunked: false, teAt: -1 }
+  const block = renderFreshMiss(res, headers, miss, length)
   clearScratch(n)
   return block
 }
@@ -573,15 +614,19 @@ function renderAgain (res, c, headers, length) {
   if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return null
   const value = again.value
   headOf(c, value)
-  applyBlock(res, c.code, c.message, false, c.lengthAt !== -1 ? c.lastNumber : undefined, c.last, c)
+  applyBlock(res, c.code, c.message, false, c)
   return c
 }
 
-function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, length) {
-  resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
+// renderFresh() for stored headers no cached entry holds (`miss`, `length`
+// the body's): renders, stores and applies the block, or returns
+// RENDER_BY_NODE or the FALLBACK reason before it changed anything.
+function renderFreshMiss (res, headers, miss, length) {
+  const { code, n, lengthAt } = miss
+  resetTail('HTTP/1.1 ' + code + ' ' + miss.message + '\r\n')
   const result = renderStored(res, n, lengthAt)
   if (result !== null) return result
-  renderTail(res, hasDate)
+  renderTail(res, miss.hasDate)
   // Without a body (HEAD, 1xx, 204, 304) _storeHeader() adds no framing: the
   // block has no Content-Length hole, and is not cached.
   if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
@@ -591,14 +636,14 @@ function renderFreshMiss (res, code, message, headers, n, lengthAt, hasDate, len
     tail.head = '\r\n'
     tail.lines++
   }
-  const e = store(res, code, message, n, lengthAt, hasDate, false, -1)
+  const e = store(res, miss)
   if (e !== null) {
     keep(e, n)
     lastFresh = e
   }
 
   const value = lengthAt === -1 ? length : values[lengthAt]
-  return applyRendered(res, code, message, false, lengthAt !== -1, value, e, false)
+  return applyRendered(res, miss, value, e)
 }
 
 // Renders the `n` stored headers in names/keys/values into `tail` after the
@@ -668,9 +713,10 @@ function collectStored (headers) {
 // that order (names[]), the first `read` values already read as data
 // (values[]), and getters for the rest (`pending` is the key being read
 // when reading threw `error`: its getter throws that error again, at the
-// point Node reads it). A getter that deletes a later key from `obj` deletes
-// it from the copy too, so Node's own loop skips it as it would have.
-function handOver (obj, reason, read, count, pending, threw, error) {
+// point Node reads it; null when no getter threw). A getter that deletes a
+// later key from `obj` deletes it from the copy too, so Node's own loop
+// skips it as it would have.
+function handOver (obj, reason, read, count, pending, error) {
   tail.head = ''
   tail.prefix = null
   const copy = {}
@@ -682,7 +728,7 @@ function handOver (obj, reason, read, count, pending, threw, error) {
   clearScratch(count)
   for (let i = 0; i < rest.length; i++) {
     const key = rest[i]
-    if (threw && key === pending) {
+    if (pending !== null && key === pending) {
       define(key, { get () { throw error } })
       continue
     }
@@ -845,24 +891,30 @@ function writeHeadObject (res, statusCode, reason, obj) {
       typeof obj !== 'object' || isProxy(obj) || Array.isArray(obj)))) {
     return false
   }
-  // Without Content-Length _storeHeader() frames the body as chunked when
-  // the response has one and nothing turned that off; HEAD, 204 and 304
-  // (writeHead() sets _hasBody = false for them before _storeHeader(), and
-  // applyBlock() does the same), a removed Transfer-Encoding or a
-  // _contentLength set by hand are Node's to render.
+  const shape = framingOf(res, code)
+  if (shape === WRITE_HEAD && !lengthLike(obj)) return false
+  return walkHeaders(res, code, message, reason, obj, shape)
+}
+
+// The shape (findEntry()) of the block writeHead(`code`, headers) renders
+// for `res`: WRITE_HEAD, with CHUNKABLE where, without Content-Length,
+// _storeHeader() frames the body as chunked (the response has one and
+// nothing turned that off; HEAD, 204 and 304, for which writeHead() sets
+// _hasBody = false before _storeHeader(), as applyBlock() does, a removed
+// Transfer-Encoding or a _contentLength set by hand are Node's to render),
+// and APPENDABLE where it appends the length set by hand (handLength()).
+function framingOf (res, code) {
   const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
     res._removedTE === false && typeof res._contentLength !== 'number' &&
     res.useChunkedEncodingByDefault === true
-  const appendable = handLength(res, code)
-  if (!chunkable && !appendable && !lengthLike(obj)) return false
-  return walkHeaders(res, code, message, reason, obj, chunkable, appendable)
+  return WRITE_HEAD | (chunkable ? CHUNKABLE : 0) | (handLength(res, code) ? APPENDABLE : 0)
 }
 
 /**
  * writeHeadObject() from its headers on: `code` and `message` the status
  * line, `reason` writeHead()'s second argument (a string when it is the
- * message), `obj` the headers, `chunkable` and `appendable` the framing
- * Node would add without a Content-Length header.
+ * message), `obj` the headers, `shape` the block's kind (framingOf(): the
+ * framing Node would add without a Content-Length header).
  * The headers are read in one pass in Node's order (_storeHeader(): for-in,
  * own keys, each value read once, then checked): while the names and
  * values equal a cached entry's they were checked when it was stored; from
@@ -892,10 +944,10 @@ function writeHeadObject (res, statusCode, reason, obj) {
  * hand-over to Node (handOver()).
  * @returns {true|false|Array} true when rendered
  */
-function walkHeaders (res, code, message, reason, obj, chunkable, appendable) {
+function walkHeaders (res, code, message, reason, obj, shape) {
   // The first cached entry for this status line: writeHead() checks
   // statusMessage before it reads any header, with the same expression.
-  let e = findEntry(code, message, -1, 0, true, chunkable, appendable)
+  let e = findEntry(code, message, -1, 0, shape)
   if (e === null && INVALID_HEADER_CHAR.test(message)) return false
   let i = 0
   scan.entry = e
@@ -943,50 +995,50 @@ function walkHeaders (res, code, message, reason, obj, chunkable, appendable) {
     }
     names[i] = key
     values[i] = value
-    if (!laterHeader(i, key, value, code, message, chunkable, appendable)) read = i + 1
+    if (!laterHeader(i, key, value, code, message, shape)) read = i + 1
     i++
   }
   const n = i
-  if (read !== -1) return handOver(obj, reason, read, n, pending, pending !== null, error)
+  if (read !== -1) return handOver(obj, reason, read, n, pending, error)
   if (copied) e = scan.entry
   if (e !== null && e.n !== n) {
     if (!copied) copied = copyEntry(e, n, lengthValue)
-    e = findEntry(code, message, n, n, true, chunkable, appendable)
+    e = findEntry(code, message, n, n, shape)
   }
-  if (e === null && !missFramed(n, chunkable, appendable)) return handOver(obj, reason, n, n, null, false)
+  if (e === null && !missFramed(n, shape)) return handOver(obj, reason, n, n, null)
   const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
   // No Content-Length header: _storeHeader() appends the length set by hand, else chunks.
-  const chunked = lengthAt === -1 && !appendable
+  const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     let value = lengthAt === -1 ? undefined : copied ? values[lengthAt] : lengthValue
     if (copied) clearScratch(n)
     if (!chunked && lengthAt === -1) value = res._contentLength
     headOf(e, value)
-    applyBlock(res, code, message, typeof reason === 'string', lengthAt === -1 ? undefined : e.lastNumber,
-      e.last, e)
+    applyBlock(res, code, message, typeof reason === 'string', e)
     return true
   }
   if (!copied) copyEntry(e, n, lengthValue)
-  renderWriteHeadMiss(res, code, message, typeof reason === 'string', n, lengthAt, chunked,
-    e !== null ? e.teAt : scan.teAt)
+  const ownMessage = typeof reason === 'string'
+  const teAt = e !== null ? e.teAt : scan.teAt
+  renderWriteHeadMiss(res, { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt })
   return true
 }
 
 // A header read after the headers left the first cached entry's (header
-// `i`, `key` and `value`, already in names[] and values[]; `code` to
-// `appendable` as walkHeaders() has them): matched against the entries
+// `i`, `key` and `value`, already in names[] and values[]; `code`,
+// `message` and `shape` as walkHeaders() has them): matched against the entries
 // for the status line, `scan.entry` the one holding every header so far,
 // and checked as _storeHeader() would once none holds it. Apart from
 // walkHeaders() as a cached response never calls it (see there).
 // Returns false when Node must render (and may throw) from this header on.
-function laterHeader (i, key, value, code, message, chunkable, appendable) {
+function laterHeader (i, key, value, code, message, shape) {
   let e = scan.entry
   if (e !== null) {
     if (i < e.n && e.names[i] === key &&
         (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
       return true
     }
-    e = scan.entry = findEntry(code, message, -1, i + 1, true, chunkable, appendable)
+    e = scan.entry = findEntry(code, message, -1, i + 1, shape)
     if (e !== null) {
       scan.last = e
       return true
@@ -999,19 +1051,19 @@ function laterHeader (i, key, value, code, message, chunkable, appendable) {
     scan.lengthAt = scan.last.lengthAt < i ? scan.last.lengthAt : -1
     scan.teAt = scan.last.teAt < i ? scan.last.teAt : -1
   }
-  return headerRenderable(i, key, value, chunkable)
+  return headerRenderable(i, key, value, (shape & CHUNKABLE) !== 0)
 }
 
 // The framing of `n` headers no cached entry holds, left in `scan`: those
 // laterHeader() did not check are the last entry's. False when there is
 // no Content-Length where Node would not frame the body as chunked
-// (`chunkable`) nor append the length set by hand (`appendable`).
-function missFramed (n, chunkable, appendable) {
+// (CHUNKABLE) nor append the length set by hand (APPENDABLE).
+function missFramed (n, shape) {
   if (!scan.checked) {
     scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
     scan.teAt = scan.last.teAt < n ? scan.last.teAt : -1
   }
-  return scan.lengthAt !== -1 || chunkable || appendable
+  return scan.lengthAt !== -1 || shape !== WRITE_HEAD
 }
 
 // Whether _storeHeader() would append `Content-Length: <res._contentLength>`
@@ -1108,14 +1160,14 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
   observe(n, headers)
-  const e = findEntry(code, message, n, n, true, chunkable)
+  const e = findEntry(code, message, n, n, chunkable ? WRITE_HEAD | CHUNKABLE : WRITE_HEAD)
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = e.chunked ? undefined : values[lengthAt]
     if (!e.keyed) keep(e, n)
     lastStored = e
     clearScratch(n)
     headOf(e, value)
-    applyBlock(res, code, message, ownMessage, e.chunked ? undefined : e.lastNumber, e.last, e)
+    applyBlock(res, code, message, ownMessage, e)
     return true
   }
   if (e === null && INVALID_HEADER_CHAR.test(message)) {
@@ -1135,14 +1187,15 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     tail.head += 'Transfer-Encoding: chunked\r\n'
     tail.lines++
   }
-  const entry = store(res, code, message, n, lengthAt, found.hasDate, chunked, -1)
+  const miss = { code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked, teAt: -1 }
+  const entry = store(res, miss)
   if (entry !== null) {
     keep(entry, n)
     lastStored = entry
   }
   const value = lengthAt === -1 ? undefined : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, code, message, ownMessage, lengthAt !== -1, value, entry, chunked)
+  applyRendered(res, miss, value, entry)
   return true
 }
 
@@ -1154,16 +1207,17 @@ function storedAgain (res, c, headers, ownMessage) {
   if (!sameStore(c, headers, undefined) || !stateMatches(c, res, stateOf(res))) return false
   const value = c.chunked ? undefined : again.value
   headOf(c, value)
-  applyBlock(res, c.code, c.message, ownMessage, c.chunked ? undefined : c.lastNumber, c.last, c)
+  applyBlock(res, c.code, c.message, ownMessage, c)
   return true
 }
 
-// walkHeaders() for headers no cached entry holds: renders them (the
-// checks were made while reading), stores the block and applies it. Kept
-// apart so that the cache-hit path stays small enough for V8 to inline
-// what it calls.
-function renderWriteHeadMiss (res, code, message, ownMessage, n, lengthAt, chunked, teAt) {
-  resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
+// walkHeaders() for headers no cached entry holds (`miss`; its hasDate is
+// found here): renders them (the checks were made while reading), stores
+// the block and applies it. Kept apart so that the cache-hit path stays
+// small enough for V8 to inline what it calls.
+function renderWriteHeadMiss (res, miss) {
+  const { n, lengthAt, chunked } = miss
+  resetTail('HTTP/1.1 ' + miss.code + ' ' + miss.message + '\r\n')
   let dated = false
   for (let i = 0; i < n; i++) {
     const key = names[i]
@@ -1173,7 +1227,7 @@ function renderWriteHeadMiss (res, code, message, ownMessage, n, lengthAt, chunk
   renderTail(res, dated)
   // After the automatic lines, as _storeHeader() adds them: chunked
   // framing, or the length set by hand (handLength()) as a hole.
-  if (chunked && teAt === -1) {
+  if (chunked && miss.teAt === -1) {
     tail.head += 'Transfer-Encoding: chunked\r\n'
     tail.lines++
   } else if (!chunked && lengthAt === -1) {
@@ -1181,10 +1235,11 @@ function renderWriteHeadMiss (res, code, message, ownMessage, n, lengthAt, chunk
     tail.head = '\r\n'
     tail.lines++
   }
-  const stored = store(res, code, message, n, lengthAt, dated, chunked, teAt)
+  miss.hasDate = dated
+  const stored = store(res, miss)
   const value = chunked ? undefined : lengthAt === -1 ? res._contentLength : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, code, message, ownMessage, lengthAt !== -1, value, stored, chunked)
+  applyRendered(res, miss, value, stored)
 }
 
 // --- writeHead(status, array) ----------------------------------------------
@@ -1220,19 +1275,16 @@ function writeHeadArray (res, statusCode, reason, headers) {
     ? reason
     : res.statusMessage || STATUS_CODES[code] || 'unknown'
   if (typeof message !== 'string') return false
-  // As writeHeadObject() decides them.
-  const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
-    res._removedTE === false && typeof res._contentLength !== 'number' &&
-    res.useChunkedEncodingByDefault === true
-  const appendable = handLength(res, code)
+  // As writeHeadObject() decides it.
+  const shape = framingOf(res, code)
   // writeHead() checks statusMessage before _storeHeader() reads the array.
-  const first = findEntry(code, message, -1, 0, true, chunkable, appendable)
+  const first = findEntry(code, message, -1, 0, shape)
   if (first === null && INVALID_HEADER_CHAR.test(message)) return false
   const nested = headers.length !== 0 && Array.isArray(headers[0])
   if (!nested && headers.length % 2 !== 0) return false
-  const n = readPairs(headers, nested, code, message, first, chunkable, appendable)
+  const n = readPairs(headers, nested, code, message, first, shape)
   if (n === -1) return false
-  return applyPairs(res, code, message, typeof reason === 'string', n, chunkable, appendable)
+  return applyPairs(res, code, message, typeof reason === 'string', n, shape)
 }
 
 // What readPairs() leaves for applyPairs(): the cached entry whose headers
@@ -1245,7 +1297,7 @@ const pairs = { entry: null }
 // entry has before it reads the next, as Node throws at the first bad one.
 // Returns the number of pairs, or -1 (scratch cleared) for Node's
 // writeHead().
-function readPairs (headers, nested, code, message, first, chunkable, appendable) {
+function readPairs (headers, nested, code, message, first, shape) {
   let e = first
   let last = first
   let checked = first === null
@@ -1271,7 +1323,7 @@ function readPairs (headers, nested, code, message, first, chunkable, appendable
         i++
         continue
       }
-      e = findEntry(code, message, -1, i + 1, true, chunkable, appendable)
+      e = findEntry(code, message, -1, i + 1, shape)
       if (e !== null) {
         last = e
         i++
@@ -1285,10 +1337,10 @@ function readPairs (headers, nested, code, message, first, chunkable, appendable
       scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
       scan.teAt = last.teAt < i ? last.teAt : -1
     }
-    if (typeof key !== 'string' || !headerRenderable(i, key, value, chunkable)) return giveUp(i + 1)
+    if (typeof key !== 'string' || !headerRenderable(i, key, value, (shape & CHUNKABLE) !== 0)) return giveUp(i + 1)
     i++
   }
-  if (e !== null && e.n !== i) e = findEntry(code, message, i, i, true, chunkable, appendable)
+  if (e !== null && e.n !== i) e = findEntry(code, message, i, i, shape)
   if (e === null && !checked) {
     scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
     scan.teAt = last.teAt < i ? last.teAt : -1
@@ -1307,63 +1359,35 @@ function giveUp (count) {
 // state matches too, else rendered and stored (renderWriteHeadMiss()).
 // Returns false, having changed nothing, where Node would not frame the
 // body (no Content-Length on a response it cannot chunk).
-function applyPairs (res, code, message, ownMessage, n, chunkable, appendable) {
+function applyPairs (res, code, message, ownMessage, n, shape) {
   const e = pairs.entry
   pairs.entry = null
   const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
   const teAt = e !== null ? e.teAt : scan.teAt
-  if (e === null && lengthAt === -1 && !chunkable && !appendable) {
+  if (e === null && lengthAt === -1 && shape === WRITE_HEAD) {
     clearScratch(n)
     return false
   }
   // Without a Content-Length pair: the line _storeHeader() appends for the
   // length set by hand, else chunked framing.
-  const chunked = lengthAt === -1 && !appendable
+  const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     let value = lengthAt === -1 ? undefined : values[lengthAt]
     clearScratch(n)
     if (!chunked && lengthAt === -1) value = res._contentLength
     headOf(e, value)
-    applyBlock(res, code, message, ownMessage, lengthAt === -1 ? undefined : e.lastNumber, e.last, e)
+    applyBlock(res, code, message, ownMessage, e)
     return true
   }
-  renderWriteHeadMiss(res, code, message, ownMessage, n, lengthAt, chunked, teAt)
+  renderWriteHeadMiss(res, { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt })
   return true
-}
-
-/**
- * The Content-Length argument of binding.sendCached()/fillCached() for the
- * response that cached `block` carries (block.lastValue): -1 when C keeps
- * the digits of that value from the slot's last response (src/napi_cache.c,
- * read_length()), which saves reading the string again. The entry records
- * the value as sent; forgetLength() takes that back.
- * @param {Entry} block
- * @returns {string|number}
- */
-function lengthArgument (block) {
-  const value = block.lastValue
-  if (value === block.sentValue) return -1
-  block.sentValue = value
-  return value
-}
-
-/**
- * Forgets which Content-Length value C keeps for the slot of `block`, for a
- * response that stopped before C read its length: the next one passes its
- * value.
- * @param {Entry} block
- */
-function forgetLength (block) {
-  block.sentValue = undefined
 }
 
 module.exports = {
   RENDER_BY_NODE,
-  lengthArgument,
-  forgetLength,
   renderFresh,
   fastWriteHead,
   storedWriteHead,
   blockOf,
-  release
+  takeBlock
 }

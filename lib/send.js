@@ -298,11 +298,13 @@ function chunkFraming (len) {
 class Message {
   constructor () {
     // The header block: cached in C (`slot` >= 0, with `contentLength` the
-    // Content-Length argument, lib/render.js lengthArgument()) or
-    // res._header itself (`slot` -1, with `lines` header lines, which C
-    // checks again).
+    // Content-Length argument, lengthArgument()) or res._header itself
+    // (`slot` -1, with `lines` header lines, which C checks again).
     this.slot = -1
     this.contentLength = 0
+    // The lib/render.js Entry the block is (its `slot`), or null for a
+    // block Node rendered: sendEnd() reads its Content-Length value.
+    this.block = null
     this.lines = 0
     // The body (a string or Uint8Array, or null) and its bytes.
     this.body = null
@@ -313,7 +315,7 @@ class Message {
     // is null, and write_()'s tick is queued.
     this.dropped = false
     // The socket's handle when the write may go to the descriptor
-    // (directHandle()), else null.
+    // (directHandle(); sendEnd() finds it), else null.
     this.handle = null
     // The errno of a direct write that failed (sendWaiting()).
     this.failed = 0
@@ -370,7 +372,7 @@ function send (res, message, callback) {
   // Above the high-water mark the two counts would disagree on 'drain'.
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return ENONASCII
   // A Content-Length argument of -1 repeats the digits C kept for the slot
-  // (lib/render.js lengthArgument()). (The typeof first: `contentLength` is
+  // (lengthArgument()). (The typeof first: `contentLength` is
   // a number or a string, and a strict comparison of either with -1 would
   // otherwise be a call.)
   const repeat = typeof contentLength === 'number' && contentLength === -1
@@ -441,7 +443,7 @@ function send (res, message, callback) {
  * @returns {number} as send()
  */
 function sendRest (res, message, callback, unsent) {
-  const { written, failed, total, nodeLength } = unsent
+  const { written, total, nodeLength } = unsent
   const chunk = message.body
   const bodyLength = message.bodyLength
   const chunked = (message.flags & FLAGS.CHUNKED) !== 0
@@ -480,13 +482,13 @@ function sendRest (res, message, callback, unsent) {
   const oneString = protocol.oneStringWrite(chunk, chunked)
   const onWrite = finishCallback(res, oneString)
   if (written > 0) {
-    writePartRest(socket, handle, out !== null ? out.subarray(written) : rest, written, total, nodeLength, onWrite)
+    writePartRest(socket, handle, out !== null ? out.subarray(written) : rest, unsent, onWrite)
   } else {
     // The message in the form Node's own end() hands the socket: a failed
     // write of one string leaves the handle's byte counter as it was, where
     // a Buffer or a writev counts the bytes all the same.
     const data = out === null ? head : oneString ? latin1Slice.call(out) : out
-    writeMessage(socket, handle, data, failed, total, nodeLength, onWrite)
+    writeMessage(socket, handle, data, unsent, onWrite)
   }
   res.finished = true
   return 0
@@ -523,11 +525,12 @@ function headerThroughOutput (res) {
   if (notify) res._onPendingData(-headLength)
 }
 
-// A message of `total` bytes (`nodeLength` in Node's count, or -1 for the
-// same) whose first `written` went out directly: the rest goes through
-// socket.write(), and the socket's counters read as if Node had written the
-// whole message.
-function writePartRest (socket, handle, rest, written, total, nodeLength, onWrite) {
+// A message of `unsent.total` bytes (`nodeLength` in Node's count, or -1
+// for the same) whose first `written` went out directly: the rest goes
+// through socket.write(), and the socket's counters read as if Node had
+// written the whole message.
+function writePartRest (socket, handle, rest, unsent, onWrite) {
+  const { written, total, nodeLength } = unsent
   directStats.partial++
   countDirect(handle, written)
   const count = nodeLength === -1 ? written : written + nodeLength - total
@@ -556,8 +559,9 @@ function writeRestCounted (socket, rest, onWrite, restLength, count, written) {
 }
 
 // The whole message through socket.write(), answered with the error of a
-// direct write that failed (`failed`, an errno) when there was one.
-function writeMessage (socket, handle, data, failed, total, nodeLength, onWrite) {
+// direct write that failed (`unsent.failed`, an errno) when there was one.
+function writeMessage (socket, handle, data, unsent, onWrite) {
+  const { failed, total, nodeLength } = unsent
   if (failed === 0) {
     socket.write(data, 'latin1', onWrite)
   } else {
@@ -580,6 +584,71 @@ function finishSent (res) {
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
     res._finish()
   }
+}
+
+/**
+ * The write of end() (lib/shim.js fills `message`, all but `handle` and
+ * `contentLength`): finds the socket's handle for a direct write of a
+ * cached block, sends (send()), and on success ends as end() does
+ * (finishSent()). The caller counts the response as native before it
+ * calls: a 'prefinish' listener may throw.
+ * Small enough to be inlined into its caller, with the helpers it calls on
+ * every response, as they were when the caller called them one by one;
+ * send() stays a unit of its own (docs/architecture.md, "The files it
+ * crosses").
+ * @param {http.ServerResponse} res
+ * @param {Message} message
+ * @param {Function|undefined} callback end()'s callback
+ * @returns {number} as send(): 0 when sent and finished; otherwise nothing
+ *   was sent or changed, and the slot's Content-Length digits are
+ *   forgotten (C may have stopped before it read them)
+ */
+function sendEnd (res, message, callback) {
+  const slot = message.slot
+  // A body above COPY_MAX_BODY goes out only in a direct write (a cached
+  // block, a TCP handle that takes it): copying it into one Buffer with the
+  // header costs more than Node's own path.
+  const handle = slot >= 0 ? directHandle(res.socket) : null
+  if (message.bodyLength > COPY_MAX_BODY && handle === null) return SEND_TOO_LARGE
+  message.handle = handle
+  // C frames the body of a chunked block; it has no Content-Length.
+  message.contentLength = slot >= 0 && (message.flags & FLAGS.CHUNKED) === 0
+    ? lengthArgument(message.block)
+    : 0
+  const code = send(res, message, callback)
+  if (code !== 0) {
+    if (slot >= 0) forgetLength(message.block)
+    return code
+  }
+  finishSent(res)
+  return 0
+}
+
+/**
+ * The Content-Length argument of binding.sendCached()/fillCached() for the
+ * response that cached `block` carries (block.lastValue): -1 when C keeps
+ * the digits of that value from the slot's last response (src/napi_cache.c,
+ * read_length()), which saves reading the string again. The entry records
+ * the value as sent (`sentValue`, which lib/render.js clears when it stores
+ * a new block in the slot); forgetLength() takes that back.
+ * @param {object} block a lib/render.js Entry with a slot
+ * @returns {string|number}
+ */
+function lengthArgument (block) {
+  const value = block.lastValue
+  if (value === block.sentValue) return -1
+  block.sentValue = value
+  return value
+}
+
+/**
+ * Forgets which Content-Length value C keeps for the slot of `block`, for a
+ * response that stopped before C read its length: the next one passes its
+ * value.
+ * @param {object} block a lib/render.js Entry with a slot
+ */
+function forgetLength (block) {
+  block.sentValue = undefined
 }
 
 // --- write() with chunked framing -------------------------------------------
@@ -1327,6 +1396,9 @@ module.exports = {
   countLines,
   send,
   finishSent,
+  sendEnd,
+  lengthArgument,
+  forgetLength,
   writeChunk,
   endAfterWrites,
   joinWaiting,

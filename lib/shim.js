@@ -3,12 +3,14 @@
 // The replacement for ServerResponse#end (and #write, #uncork where the
 // probe found Node's chunked write()), from end() down to the write, and
 // install()/uninstall() of them and of lib/write-head.js's writeHead.
-// end() takes the block the renderer put on the response (lib/render.js
-// blockOf()) once, and hands it as a value to lib/decide.js, which picks
-// the path, and to nativeEnd(), which renders a fresh header if needed and
-// fills the write's inputs (a lib/send.js Message) for send(). Node's own
-// end() runs whenever the decision says so, before anything on the
-// response changed.
+// end() calls each file below it once on the way down: it takes the block
+// the renderer put on the response (lib/render.js takeBlock()), hands it as
+// a value to lib/decide.js fallbackReason(), which picks the path (and
+// says whether Node drops the body), then nativeEnd() renders a fresh
+// header if needed (lib/render.js renderFresh(), for a response without
+// one) and fills the write's inputs, a lib/send.js Message, for sendEnd(),
+// which writes and finishes. Node's own end() runs whenever the decision
+// says so, before anything on the response changed.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -20,8 +22,9 @@ const writeHeadShim = require('./write-head.js')
 const headers = require('./headers.js')
 const { FLAGS, ERRORS } = require('./codes.js')
 const {
-  Message, COPY_MAX_BODY, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, send, finishSent, writeChunk,
-  endAfterWrites, flushChunks, sendWaiting, reportingWrites, directHandle, tcpHandle, directStats, resetDirectStats
+  Message, COPY_MAX_BODY, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, sendEnd,
+  finishSent, lengthArgument, forgetLength, writeChunk, endAfterWrites, flushChunks, sendWaiting, reportingWrites,
+  tcpHandle, directStats, resetDirectStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
@@ -30,7 +33,8 @@ const { ENONASCII } = ERRORS
 const debugEnabled = debug.enabled
 
 const {
-  FALLBACK, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, tailReason, uncorkReason, streamedReason
+  FALLBACK, BODY_DROPPED, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, tailReason, uncorkReason,
+  streamedReason
 } = decide
 const { RENDER_BY_NODE } = render
 
@@ -57,8 +61,9 @@ function resetStats () {
   resetDirectStats()
 }
 
-// The inputs of the one write (lib/send.js), filled by nativeEnd() for
-// each call: one record, not one per response.
+// The inputs of the one write (lib/send.js), filled by nativeEnd() and
+// endWithHeader() for each call and read by sendEnd() before anything of
+// the user's can run: one record, not one per response.
 const message = new Message()
 
 // Read once: the global Buffer is a getter.
@@ -90,26 +95,27 @@ function bodyLength (chunk, encoding) {
 /**
  * The native end(): measures the body, then endWithHeader() renders the
  * header if needed (or takes the block writeHead() rendered) and sends the
- * response in one write. The steps hand each other several values (the
- * body's length and flags, whether it is dropped or its length guessed) as
- * arguments rather than an object per response; the rare cases
+ * response in one write. The body's description goes to endWithHeader() in
+ * the write's record (`message`: `block`, `body`, `flags`, `dropped`), its
+ * length and whether that is a guess as arguments; the rare cases
  * (renderedByNode(), sentAgain()) are helpers no common response calls.
- * @param {object|null} block lib/render.js blockOf() for `res`
+ * @param {object|null} block lib/render.js takeBlock() for `res`
+ * @param {boolean} dropped Node drops the chunk (fallbackReason() answered
+ *   BODY_DROPPED): HEAD, 1xx, 204, 304
  * @returns {boolean} false when Node's own end() must run instead (the
  * header may have been rendered, which legacy end() continues from)
  */
-function nativeEnd (res, chunk, encoding, callback, block) {
+function nativeEnd (res, chunk, encoding, callback, block, dropped) {
   let flags = 0
   let len = 0
-  // write_: a HEAD, 1xx, 204 or 304 response drops the chunk after it set
-  // _contentLength from it; only the header block goes out, as latin1.
-  const dropped = chunk ? decide.bodyDropped(res) : false
   // A UTF-8 string body after a block writeHead() cached is taken to be
   // ASCII, with as many bytes as chars, without measuring it: C reads it as
   // UTF-8 and rejects it, before it writes anything, unless it is ASCII
   // (the cached block is). Other text is measured then and sent again.
   let guessed = false
   if (dropped) {
+    // write_: a HEAD, 1xx, 204 or 304 response drops the chunk after it set
+    // _contentLength from it; only the header block goes out, as latin1.
     // Measured only to set _contentLength before the header is rendered,
     // as write_() measures it.
     if (res._header === null) len = bodyLength(chunk, encoding)
@@ -135,30 +141,37 @@ function nativeEnd (res, chunk, encoding, callback, block) {
     // (lib/send.js keeps Node's char-based stream readings for it).
     if (!guessed && (flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) flags = FLAGS.HEAD_UTF8
   }
-  return endWithHeader(res, chunk, callback, block, flags, len, dropped, guessed)
+  const m = message
+  m.block = block
+  m.body = dropped ? null : chunk
+  m.flags = flags
+  m.dropped = dropped
+  return endWithHeader(res, callback, len, guessed)
 }
 
 /**
  * nativeEnd()'s second step: takes the header block (renders a fresh one
- * when the response has none yet), fills the write's inputs and sends the
- * response. Its own function, and large enough that TurboFan compiles it
- * on its own (docs/architecture.md): the calls it makes on every response
- * (send()'s finish, the socket's handle, the block's length) keep the
- * inlining budget they had, while nativeEnd()'s first step stays small.
- * @param {object|null} block lib/render.js blockOf() for `res`
- * @param {number} flags the body's FLAGS, without the header's
+ * when the response has none yet), completes the write's record and sends
+ * the response (lib/send.js sendEnd(): the handle, the write, the finish).
+ * Its own function, and large enough that TurboFan compiles it on its own
+ * on Node 24 and 26 (Node 20 inlines it into nativeEnd(), which is then
+ * the unit; docs/architecture.md, "The files it crosses"): the calls it
+ * makes on every response keep the inlining budget they had, while
+ * nativeEnd()'s first step stays small.
  * @param {number} len the body's byte length (a guess when `guessed`;
- * when `dropped`, its measured length or 0)
- * @param {boolean} dropped the body is not sent (HEAD, 1xx, 204, 304)
+ * when the body is dropped, its measured length or 0)
  * @param {boolean} guessed `len` is the string's length, not measured
  * @returns {boolean} as nativeEnd()
  */
-function endWithHeader (res, chunk, callback, block, flags, len, dropped, guessed) {
+function endWithHeader (res, callback, len, guessed) {
+  const m = message
+  let block = m.block
+  const chunk = m.body
+  let flags = m.flags
   // Blocks rendered here hold only validated chars up to 0xFF, so the C
   // side may copy them as latin1; a block Node rendered may not (its
   // Content-Disposition handling can decode UTF-8), so it is read in full.
   let slot = -1
-  let length = 0
   let lines
   let chunked = false
   if (res._header === null) {
@@ -168,18 +181,16 @@ function endWithHeader (res, chunk, callback, block, flags, len, dropped, guesse
     // An Entry on the common responses; the strings are left to a helper.
     if (typeof fresh !== 'string') {
       block = fresh
-    } else if (!renderedByNode(res, fresh, previousLength, chunk, dropped)) {
+    } else if (!renderedByNode(res, fresh, previousLength, chunk)) {
       return false
     }
   }
   if (block !== null) {
     slot = block.slot
-    length = block.lastValue
     lines = block.lines
     // fallbackReason() let a chunked block through only when it is cached.
     chunked = block.chunked
     flags |= FLAGS.HEAD_ONE_BYTE
-    render.release()
   } else {
     lines = countLines(res._header)
     // A block Node's writeHead() rendered with chunked framing (fallbackReason()
@@ -188,40 +199,22 @@ function endWithHeader (res, chunk, callback, block, flags, len, dropped, guesse
   }
   // A cached block is ASCII, and so is a UTF-8 string body whose byte
   // length equals its length: C copies such a body as latin1, the cheaper
-  // read, with the same bytes.
-  if (slot >= 0 && typeof chunk === 'string' && !dropped && !guessed && len === chunk.length) {
+  // read, with the same bytes. (`chunk` is null when the body is dropped.)
+  if (slot >= 0 && typeof chunk === 'string' && !guessed && len === chunk.length) {
     flags = FLAGS.BODY_LATIN1
   }
-  // A body above COPY_MAX_BODY goes out only in a direct write (a cached
-  // block, a TCP handle that takes it): copying it into one Buffer with the
-  // header costs more than Node's own path.
-  const handle = slot >= 0 ? directHandle(res.socket) : null
-  if (len > COPY_MAX_BODY && !dropped && handle === null) {
-    count(FALLBACK.BODY_TOO_LARGE, res)
-    return false
-  }
-  // C frames the body of a chunked block; it has no Content-Length.
-  if (chunked) {
-    flags |= FLAGS.CHUNKED
-    length = 0
-  } else if (slot >= 0) {
-    // C keeps the digits of a cached slot's last Content-Length value.
-    length = render.lengthArgument(block)
-  }
-  const m = message
+  // C frames the body of a chunked block.
+  if (chunked) flags |= FLAGS.CHUNKED
+  m.block = block
   m.slot = slot
-  m.contentLength = length
   m.lines = lines
-  m.body = dropped ? null : chunk
-  m.bodyLength = dropped ? 0 : len
+  m.bodyLength = m.dropped ? 0 : len
   m.flags = flags
-  m.dropped = dropped
-  m.handle = handle
-  const code = send(res, m, callback)
-  if (code !== 0 && !sentAgain(res, m, callback, code, chunk, guessed, block)) return false
+  // Counted first: sendEnd() ends with 'prefinish', whose listener may
+  // throw. sentAgain() takes it back when the write was refused.
   stats.native++
-  finishSent(res)
-  return true
+  const code = sendEnd(res, m, callback)
+  return code === 0 || sentAgain(res, m, callback, code, guessed)
 }
 
 /**
@@ -233,11 +226,12 @@ function endWithHeader (res, chunk, callback, block, flags, len, dropped, guesse
  * @param {string} fresh renderFresh()'s result, not an Entry
  * @param {number} previousLength `res._contentLength` before
  * endWithHeader() set it to the body's length for the renderer
+ * @param {*} chunk the body, null when Node drops it
  * @returns {boolean} true when Node rendered a block endWithHeader() sends
  * (res._header), false when the fallback was counted
  */
-function renderedByNode (res, fresh, previousLength, chunk, dropped) {
-  if (fresh === RENDER_BY_NODE && !dropped && decide.nodeRenderedString(res, chunk, null)) {
+function renderedByNode (res, fresh, previousLength, chunk) {
+  if (fresh === RENDER_BY_NODE && decide.nodeRenderedString(res, chunk, null)) {
     // Left to Node before it renders: see lib/decide.js, slicedString.
     res._contentLength = previousLength
     count(FALLBACK.NODE_RENDERED, res)
@@ -257,42 +251,39 @@ function renderedByNode (res, fresh, previousLength, chunk, dropped) {
 }
 
 /**
- * endWithHeader() after send() rejected the message (`code`): sends it once
- * more where the rejection came from a guess about the text, or counts the
- * fallback. A helper for the reason renderedByNode() is one: a response
- * send() takes never calls it.
- * @param {Message} m the message as endWithHeader() filled it: a rejection
- * leaves it unsent, and send() ran nothing of the user's before it
+ * endWithHeader() after sendEnd() refused the message (`code`): sends it
+ * once more where the refusal came from a guess about the text, or takes
+ * back the native count and counts the fallback. A helper for the reason
+ * renderedByNode() is one: a response sendEnd() takes never calls it.
+ * @param {Message} m the message as endWithHeader() filled it: a refusal
+ * leaves it unsent, and nothing of the user's ran
  * @param {boolean} guessed the body's byte length was taken to be its
  * length (a UTF-8 string after a cached block), without measuring it
- * @param {object|null} block the block `m.slot` is of
  * @returns {boolean} true when the message went out, false when Node's
  * own end() must run (the fallback counted)
  */
-function sentAgain (res, m, callback, code, chunk, guessed, block) {
+function sentAgain (res, m, callback, code, guessed) {
   const flags = m.flags
   if (code === ENONASCII && guessed) {
     // Text that is not ASCII: measured now, and checked as it would have
-    // been had it been measured first.
-    const len = byteLength(chunk, 'utf8')
-    if (len > options.maxBodySize || (len > COPY_MAX_BODY && m.handle === null)) {
+    // been had it been measured first (sendEnd() checks COPY_MAX_BODY).
+    const len = byteLength(m.body, 'utf8')
+    if (len > options.maxBodySize) {
       code = SEND_TOO_LARGE
     } else {
       m.bodyLength = len
       m.flags = flags & ~FLAGS.ASCII_ONLY
-      code = send(res, m, callback)
+      code = sendEnd(res, m, callback)
     }
   } else if (code === ENONASCII && m.slot < 0 && (flags & FLAGS.CHUNKED) === 0 &&
       (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
     m.flags = FLAGS.HEAD_UTF8
-    code = send(res, m, callback)
+    code = sendEnd(res, m, callback)
   }
   if (code === 0) return true
-  // send() may have stopped before C read the length: C's copy of the
-  // slot's last digits is not known any more.
-  if (m.slot >= 0) render.forgetLength(block)
+  stats.native--
   count(code === SEND_TOO_LARGE
     ? FALLBACK.BODY_TOO_LARGE
     : code === ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
@@ -322,19 +313,22 @@ function end (chunk, encoding, callback) {
   // Node's own end() then runs, uncounted.
   if (!installed) return nodeEnd.call(this, chunk, encoding, callback)
   if (internals !== null && internals.learned.pending) internals.learn(this)
-  let block = render.blockOf(this)
+  // The block writeHead() rendered, taken (a response without a header has
+  // none: its end() enters lib/render.js only to render it).
+  let block = this._header === null ? null : render.takeBlock(this)
   let reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e, block)
   if (reason === FALLBACK.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
-    reason = renderFirst(this, c, e)
-    if (reason === NO_HEADER) {
+    if (!renderFirst(this, c, e)) {
       count(FALLBACK.PATCHED, this)
       return endAfterHeaderCall(nodeEnd, this, chunk, encoding, callback)
     }
-    block = render.blockOf(this)
+    // The decision again, on what the wrapper left.
+    block = render.takeBlock(this)
+    reason = fallbackReason(this, c, e, block)
   }
   let counted = reason
-  if (reason === null) {
-    if (nativeEnd(this, c, e, cb, block)) return this
+  if (reason === null || reason === BODY_DROPPED) {
+    if (nativeEnd(this, c, e, cb, block, reason === BODY_DROPPED)) return this
     return nodeEnd.call(this, chunk, encoding, callback)
   }
   if (reason === FALLBACK.HEADERS_SENT && this.chunkedEncoding === false) {
@@ -365,7 +359,7 @@ function end (chunk, encoding, callback) {
  * socket's cork: the cached header block and their body in one direct
  * write (lib/send.js, sendWaiting()), once lib/decide.js streamedReason()
  * said yes.
- * @param {object|null} block lib/render.js blockOf() for `res`
+ * @param {object|null} block lib/render.js takeBlock() for `res`
  * @returns {string|null} null when done; REPORT when a pending socket error
  *   failed the write (`message` holds it); else the reason Node's own end()
  *   must run for (nothing changed)
@@ -378,10 +372,9 @@ function endStreamed (res, chunk, encoding, callback, block) {
   if (res.uncork !== legacyUncork && !heldUncork(res)) return FALLBACK.PATCHED
   const handle = tcpHandle(res.socket)
   if (handle === null) return FALLBACK.STREAMED
-  render.release()
   const m = message
   m.slot = block.slot
-  m.contentLength = render.lengthArgument(block)
+  m.contentLength = lengthArgument(block)
   m.handle = handle
   const code = sendWaiting(res, m, chunk, encoding, callback)
   if (code === 0) {
@@ -390,7 +383,7 @@ function endStreamed (res, chunk, encoding, callback, block) {
     return null
   }
   // C may have stopped before it read the length.
-  render.forgetLength(block)
+  forgetLength(block)
   if (code === SEND_REPORT) {
     stats.native++
     return REPORT
@@ -415,9 +408,6 @@ function endReporting (res, nodeEnd, chunk, encoding, callback) {
     () => nodeEnd.call(res, chunk, encoding, callback))
 }
 
-// What renderFirst() returns when the header was not rendered.
-const NO_HEADER = 'no-header'
-
 /**
  * The start of Node's end() where a wrapper replaced writeHead()
  * (decide.headerFirst()): socket.cork(), the body's byte length in
@@ -428,8 +418,8 @@ const NO_HEADER = 'no-header'
  * event, no write: nothing is buffered); anything else stays for Node's
  * own end(), which finds the header rendered, skips those calls and
  * leaves the socket fully uncorked.
- * @returns {string|null} fallbackReason() for what the wrapper left, or
- *   NO_HEADER when it returned without rendering a header
+ * @returns {boolean} whether the wrapper left a rendered header, on which
+ *   end() then takes the decision again
  */
 function renderFirst (res, chunk, encoding) {
   const socket = res.socket
@@ -438,9 +428,9 @@ function renderFirst (res, chunk, encoding) {
     ? typeof chunk === 'string' ? byteLength(chunk, encoding) : chunk.byteLength
     : 0
   res._implicitHeader()
-  if (!res._header) return NO_HEADER
+  if (!res._header) return false
   if (socket.writableCorked === 1 && socket.writableLength === 0) socket.uncork()
-  return fallbackReason(res, chunk, encoding, render.blockOf(res))
+  return true
 }
 
 /**
@@ -636,9 +626,12 @@ module.exports = {
   DEFAULT_MAX_BODY,
   COPY_MAX_BODY,
   // The public fallbackReason() of lib/index.js: for the block the
-  // response carries now.
-  fallbackReason: (res, chunk, encoding) =>
-    fallbackReason(res, chunk, encoding, res ? render.blockOf(res) : null),
+  // response carries now (left for its end() to take), null for either
+  // native answer.
+  fallbackReason: (res, chunk, encoding) => {
+    const reason = fallbackReason(res, chunk, encoding, res ? render.blockOf(res) : null)
+    return reason === BODY_DROPPED ? null : reason
+  },
   end,
   write,
   uncork,
