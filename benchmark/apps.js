@@ -1,7 +1,7 @@
 'use strict'
 
 // Framework hello-world apps with and without `node -r register.js`:
-//   node benchmark/apps.js [apps=fastify,express] (also koa, hapi) [routes=json,text]
+//   node benchmark/apps.js [apps=fastify,express] (also koa, hapi, hono, h3) [routes=json,text]
 //     [rounds=4] [duration=5] [c=50] [warmup=1] [json=<file>]
 // Each app runs as a fresh child process per round (pinned to CPU 0, wrk on
 // CPU 1), legacy and native interleaved. The default run (4 targets x 4
@@ -23,7 +23,9 @@ const APPS = {
   fastify: { script: path.join(__dirname, 'apps', 'fastify-hello.js'), routes: { json: '/', text: '/text' } },
   express: { script: path.join(__dirname, 'apps', 'express-hello.js'), routes: { text: '/', json: '/json' } },
   koa: { script: path.join(__dirname, 'apps', 'koa-hello.js'), routes: { text: '/', json: '/json' } },
-  hapi: { script: path.join(__dirname, 'apps', 'hapi-hello.js'), routes: { text: '/', json: '/json' } }
+  hapi: { script: path.join(__dirname, 'apps', 'hapi-hello.js'), routes: { text: '/', json: '/json' } },
+  hono: { script: path.join(__dirname, 'apps', 'hono-hello.js'), routes: { text: '/', json: '/json' } },
+  h3: { script: path.join(__dirname, 'apps', 'h3-hello.js'), routes: { text: '/' } }
 }
 
 function usage (message) {
@@ -63,6 +65,7 @@ async function main () {
   for (const app of apps) {
     for (const route of routes) {
       const urlPath = APPS[app].routes[route]
+      if (urlPath === undefined) continue // h3's app has a text route only
       console.log(`${app} ${route} (GET ${urlPath})`)
       const runs = await runInterleaved({
         modes: ['legacy', 'native'],
