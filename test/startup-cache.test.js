@@ -38,10 +38,11 @@ t.test('the answer is stored for this binary and read by the next process', asyn
   t.match(second.stderr, STORED, 'the second reads the stored answer')
 })
 
-// What a server under the preload has loaded of lib/protocol/ once it
-// answered a request: the probe (lib/protocol/probe.js) only where no
-// answer was stored, since every file loaded stays in the heap for the life
-// of the process (benchmark/RESULTS.md, static files).
+// What a server under the preload has loaded of lib/ once it answered
+// requests: the probe (lib/protocol/probe.js) only where no answer was
+// stored, and no file the native path does not use, since every file
+// loaded stays in the heap for the life of the process
+// (benchmark/RESULTS.md, static files).
 const LOADED_APP = `
 const http = require('node:http')
 const oneshot = require(${JSON.stringify(LIB)})
@@ -69,6 +70,8 @@ t.test('with the answer stored, the probe is never loaded', async t => {
   t.equal(warm.active, shimActive)
   t.notOk(warm.loaded.includes(probe), 'answer stored: the probe is not loaded')
   t.ok(warm.loaded.includes(path.join('protocol', 'answer.js')), 'the stored answer is read')
+  t.notOk(warm.loaded.includes('build.js'), 'nor buildHttpMessage() (lib/build.js) and its slabs')
+  t.notOk(warm.loaded.includes('report.js'), 'nor the exit report without HTTP_ONESHOT_REPORT')
   if (shimActive) t.ok(warm.loaded.includes('shim.js'), 'the shim is loaded and active')
   const explicit = lastJSON(node(['-e', `${LOADED_APP}; oneshot.install()`], { HTTP_ONESHOT_CACHE_DIR: cacheDir }).stdout)
   t.notOk(explicit.loaded.includes(probe), 'nor by an explicit install()')
