@@ -42,7 +42,7 @@
 const http = require('node:http')
 const util = require('node:util')
 const internals = require('./internals.js')
-const { INSPECT } = require('./protocol/probe.js')
+const { INSPECT } = require('./protocol/answer.js')
 
 const { OutgoingMessage, ServerResponse } = http
 const nodeSetHeader = OutgoingMessage.prototype.setHeader

@@ -158,8 +158,9 @@ function activate (explicit) {
   }
   if (!explicit && shim === null) {
     if (inactive !== null && inactive.reason === 'probe-pending') return
-    const probe = require('./protocol/probe.js')
-    if (probe.knownAnswer() === undefined && probe.probeInBackground(onProbeAnswer)) {
+    // The probe is loaded only where no answer is stored.
+    if (require('./protocol/answer.js').knownAnswer() === undefined &&
+        require('./protocol/probe.js').probeInBackground(onProbeAnswer)) {
       countWhilePending(true)
       setInactive('probe-pending', 'the behaviour probe of this Node binary has not answered yet; ' +
         'its answer is stored for the next process')

@@ -9,7 +9,7 @@ const net = require('node:net')
 const stream = require('node:stream')
 const EventEmitter = require('node:events')
 const util = require('node:util')
-const { probeIsolated } = require('./protocol/probe.js')
+const { storedAnswer } = require('./protocol/answer.js')
 const node20 = require('./protocol/node20.js')
 const node24 = require('./protocol/node24.js')
 
@@ -254,9 +254,10 @@ const PROBE_REQUEST = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 
 
 // The probe's answer (lib/protocol/probe.js) for Node's own methods, or
 // null when it found no end() protocol the shim reproduces, or a response
-// of a shape it does not know.
+// of a shape it does not know. The probe itself is loaded only where no
+// answer is stored (lib/protocol/answer.js).
 function probedNode (SR, OM) {
-  const probed = probeIsolated({
+  const probed = storedAnswer() ?? require('./protocol/probe.js').probeIsolated({
     end: OM.prototype.end,
     writeHead: SR.prototype.writeHead,
     write: OM.prototype.write,

@@ -38,6 +38,45 @@ t.test('the answer is stored for this binary and read by the next process', asyn
   t.match(second.stderr, STORED, 'the second reads the stored answer')
 })
 
+// What a server under the preload has loaded of lib/ once it answered
+// requests: the probe (lib/protocol/probe.js) only where no answer was
+// stored, and no file the native path does not use, since every file
+// loaded stays in the heap for the life of the process
+// (benchmark/RESULTS.md, static files).
+const LOADED_APP = `
+const http = require('node:http')
+const oneshot = require(${JSON.stringify(LIB)})
+const server = http.createServer((req, res) => res.end('hello'))
+server.listen(0, '127.0.0.1', async () => {
+  const url = 'http://127.0.0.1:' + server.address().port + '/'
+  const started = Date.now()
+  await (await fetch(url)).text()
+  while (!oneshot.isActive() && Date.now() - started < 10000) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  await (await fetch(url)).text()
+  server.close()
+  const loaded = Object.keys(require.cache).filter((f) => f.includes(${JSON.stringify(path.join(ROOT, 'lib') + path.sep)}))
+  console.log(JSON.stringify({ active: oneshot.isActive(), loaded: loaded.map((f) => f.slice(${JSON.stringify(path.join(ROOT, 'lib') + path.sep)}.length)) }))
+})
+`
+
+t.test('with the answer stored, the probe is never loaded', async t => {
+  const cacheDir = emptyCache()
+  const probe = path.join('protocol', 'probe.js')
+  const cold = lastJSON(node(['-r', REGISTER_CJS, '-e', LOADED_APP], { HTTP_ONESHOT_CACHE_DIR: cacheDir }).stdout)
+  t.ok(cold.loaded.includes(probe), 'no answer stored: the probe is loaded to start its child')
+  const warm = lastJSON(node(['-r', REGISTER_CJS, '-e', LOADED_APP], { HTTP_ONESHOT_CACHE_DIR: cacheDir }).stdout)
+  t.equal(warm.active, shimActive)
+  t.notOk(warm.loaded.includes(probe), 'answer stored: the probe is not loaded')
+  t.ok(warm.loaded.includes(path.join('protocol', 'answer.js')), 'the stored answer is read')
+  t.notOk(warm.loaded.includes('build.js'), 'nor buildHttpMessage() (lib/build.js) and its slabs')
+  t.notOk(warm.loaded.includes('report.js'), 'nor the exit report without HTTP_ONESHOT_REPORT')
+  if (shimActive) t.ok(warm.loaded.includes('shim.js'), 'the shim is loaded and active')
+  const explicit = lastJSON(node(['-e', `${LOADED_APP}; oneshot.install()`], { HTTP_ONESHOT_CACHE_DIR: cacheDir }).stdout)
+  t.notOk(explicit.loaded.includes(probe), 'nor by an explicit install()')
+})
+
 t.test('a cache directory that cannot be written: the answer lives in memory', async t => {
   const blocker = path.join(dir, 'a-file')
   fs.writeFileSync(blocker, '')

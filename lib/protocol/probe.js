@@ -40,6 +40,7 @@ const EventEmitter = require('node:events')
 const dc = require('node:diagnostics_channel')
 const path = require('node:path')
 const cache = require('./cache.js')
+const remembered = require('./answer.js')
 
 const BODY = 'ok'
 const REASON = 'Probe'
@@ -83,24 +84,6 @@ function newResponse (SR, OM) {
 }
 
 function noop () {}
-
-// How the shim prints a header store to compare it with Node's
-// (lib/headers.js): options spelt out, so that util.inspect.defaultOptions
-// changed in one process but not the other cannot make them differ.
-const INSPECT = Object.freeze({
-  showHidden: false,
-  depth: 2,
-  colors: false,
-  customInspect: false,
-  showProxy: false,
-  maxArrayLength: 100,
-  maxStringLength: 10000,
-  breakLength: Infinity,
-  compact: 3,
-  sorted: false,
-  getters: false,
-  numericSeparator: false
-})
 
 // A socket that records cork(), uncork() and write() calls and keeps the
 // write callbacks. Writes made while corked are buffered (writableLength
@@ -595,7 +578,7 @@ function responseShape () {
     headersMap = (proto === null || (Object.getPrototypeOf(proto) === null &&
       Reflect.ownKeys(proto).every((key) => key === 'constructor'))) &&
       Array.isArray(map['x-probe']) && map['x-probe'][0] === 'x-probe' && map['x-probe'][1] === '1'
-    if (headersMap && Reflect.ownKeys(map).length === 1) storeShown = util.inspect(map, INSPECT)
+    if (headersMap && Reflect.ownKeys(map).length === 1) storeShown = util.inspect(map, remembered.INSPECT)
   }
   return {
     symbols: symbolNames(res),
@@ -695,22 +678,6 @@ function probeInChild () {
   return parseAnswer(result.stdout)
 }
 
-// The answer for this binary: remembered in this process, or stored by an
-// earlier one (lib/protocol/cache.js). undefined: not known yet.
-let known
-let key = null
-function knownAnswer () {
-  if (known !== undefined || process.env.HTTP_ONESHOT_PROBE === 'inline') return known
-  try {
-    if (key === null) key = cache.binaryKey()
-    const entry = cache.load(key)
-    if (entry !== null) known = entry.answer
-  } catch {
-    known = undefined
-  }
-  return known
-}
-
 /**
  * Starts the probe child without waiting for it: `onAnswer(answer)` runs
  * once it answered (answer undefined when it gave none). The child keeps
@@ -736,7 +703,7 @@ function probeInBackground (onAnswer) {
   const answer = (value) => {
     if (called) return
     called = true
-    if (value !== undefined) known = value
+    if (value !== undefined) remembered.remember(value)
     onAnswer(value)
   }
   // A child that hangs is given up on; the timer keeps nothing alive.
@@ -765,21 +732,19 @@ function probeInBackground (onAnswer) {
  *   write: 'node20'|'node24'|null, isolated: boolean, cached: boolean}}
  */
 function probeIsolated (fns) {
-  const stored = knownAnswer()
-  if (stored !== undefined) {
-    return { protocol: stored.protocol, shape: stored.shape, write: stored.write, isolated: true, cached: true }
-  }
-  let answer
+  const stored = remembered.storedAnswer()
+  if (stored !== null) return stored
+  let probed
   if (childPossible()) {
     try {
-      answer = probeInChild()
+      probed = probeInChild()
     } catch {
-      answer = undefined
+      probed = undefined
     }
   }
-  if (answer !== undefined) {
-    known = answer
-    return { protocol: answer.protocol, shape: answer.shape, write: answer.write, isolated: true, cached: false }
+  if (probed !== undefined) {
+    remembered.remember(probed)
+    return { protocol: probed.protocol, shape: probed.shape, write: probed.write, isolated: true, cached: false }
   }
   let shape = null
   try {
@@ -795,9 +760,9 @@ module.exports = {
   probeWrite,
   probeIsolated,
   probeInBackground,
-  knownAnswer,
+  knownAnswer: remembered.knownAnswer,
   childPossible,
   probeReport,
   responseShape,
-  INSPECT
+  INSPECT: remembered.INSPECT
 }
