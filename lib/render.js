@@ -33,6 +33,7 @@ const {
   FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason
 } = require('./rules.js')
 const { TOKEN } = require('./header-rules.js')
+const { statusLine, fieldLine, fieldStart, LINE_END } = require('./head.js')
 
 const { STATUS_CODES } = http
 const { isProxy } = util.types
@@ -43,6 +44,12 @@ const { hasOwnProperty } = Object.prototype
 // The Transfer-Encoding values after which Node frames the body as chunked
 // (RE_TE_CHUNKED, lib/_http_outgoing.js).
 const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
+
+// The automatic lines whose text never changes.
+const CONNECTION_CLOSE = fieldLine('Connection', 'close')
+const CONNECTION_KEEP_ALIVE = fieldLine('Connection', 'keep-alive')
+const CHUNKED_FRAMING = fieldLine('Transfer-Encoding', 'chunked')
+const LENGTH_START = fieldStart('Content-Length')
 
 let kOutHeaders, kLenientCache, nodeDate, learned
 if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = internals)
@@ -139,25 +146,25 @@ function renderTail (res, hasDate) {
   tail.date = ''
   if (res.sendDate && !hasDate) {
     tail.date = currentDate()
-    head += 'Date: ' + tail.date + '\r\n'
+    head += fieldLine('Date', tail.date)
     lines++
   }
   if (res._removedConnection) {
     last = !res.shouldKeepAlive
   } else if (res.shouldKeepAlive && res.maxRequestsOnConnectionReached) {
-    head += 'Connection: close\r\n'
+    head += CONNECTION_CLOSE
     lines++
   } else if (res.shouldKeepAlive) {
-    head += 'Connection: keep-alive\r\n'
+    head += CONNECTION_KEEP_ALIVE
     lines++
     if (res._keepAliveTimeout && res._defaultKeepAlive) {
       const max = ~~res._maxRequestsPerSocket > 0 ? ', max=' + res._maxRequestsPerSocket : ''
-      head += 'Keep-Alive: timeout=' + Math.floor(res._keepAliveTimeout / 1000) + max + '\r\n'
+      head += fieldLine('Keep-Alive', 'timeout=' + Math.floor(res._keepAliveTimeout / 1000) + max)
       lines++
     }
   } else {
     last = true
-    head += 'Connection: close\r\n'
+    head += CONNECTION_CLOSE
     lines++
   }
   tail.head = head
@@ -178,7 +185,7 @@ function renderEntry (res, key, name, value, isLength) {
     const unique = learned.kUniqueHeaders === null ? undefined : res[learned.kUniqueHeaders]
     if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
       let head = tail.head
-      for (let i = 0; i < value.length; i++) head += name + ': ' + value[i] + '\r\n'
+      for (let i = 0; i < value.length; i++) head += fieldLine(name, value[i])
       tail.head = head
       tail.lines += value.length
       return
@@ -188,11 +195,11 @@ function renderEntry (res, key, name, value, isLength) {
     tail.cacheable = false // NaN never equals itself: no key could match
   }
   if (isLength && tail.prefix === null && lengthCacheable(value)) {
-    tail.prefix = tail.head + name + ': '
-    tail.head = '\r\n'
+    tail.prefix = tail.head + fieldStart(name)
+    tail.head = LINE_END
   } else {
     if (isLength) tail.cacheable = false
-    tail.head += name + ': ' + value + '\r\n'
+    tail.head += fieldLine(name, value)
   }
   tail.lines++
 }
@@ -232,8 +239,33 @@ function Entry () {
   this.lastHead = ''
   this.lastNumber = 0 // +lastValue: _contentLength
   // The Content-Length value whose digits C keeps for this slot: set by
-  // the write that passes C the value (lib/send.js lengthArgument()),
-  // cleared here when store() puts a new block in the slot.
+  // lengthArgument() when a write passes C the value, cleared by
+  // forgetLength() (a write that stopped before C read it, or store()
+  // putting a new block in the slot). Only these methods touch it.
+  this.sentValue = undefined
+}
+
+/**
+ * The Content-Length argument of binding.sendCached()/fillCached() for the
+ * response this entry's block was taken for (its `lastValue`): -1 when C
+ * keeps the digits of that value from the slot's last response
+ * (src/napi_cache.c, read_length()), which saves reading the string again;
+ * else the value, now recorded as the one C keeps.
+ * @returns {string|number}
+ */
+Entry.prototype.lengthArgument = function lengthArgument () {
+  const value = this.lastValue
+  if (value === this.sentValue) return -1
+  this.sentValue = value
+  return value
+}
+
+/**
+ * Forgets which Content-Length value C keeps for this entry's slot: for a
+ * write that stopped before C read its length, and for a new block in the
+ * slot. The next write passes its value.
+ */
+Entry.prototype.forgetLength = function forgetLength () {
   this.sentValue = undefined
 }
 
@@ -363,7 +395,7 @@ function store (res, miss) {
   e.keyed = false
   if (lastFresh === e) lastFresh = null
   if (lastStored === e) lastStored = null
-  const suffix = tail.head + '\r\n'
+  const suffix = tail.head + LINE_END
   if (binding.cacheSet(e.slot, tail.prefix, suffix, tail.lines) !== 0) return null
   e.code = code
   e.message = message
@@ -388,7 +420,7 @@ function store (res, miss) {
   // undefined value returns it.
   e.lastValue = undefined
   e.lastHead = chunked ? suffix : ''
-  e.sentValue = undefined
+  e.forgetLength()
   // Keep-alive without a removed Connection header leaves _last as it was.
   e.last = (e.state & 6) === 4 ? null : tail.last
   e.lines = tail.lines
@@ -471,7 +503,9 @@ function applyRendered (res, miss, value, entry) {
     headOf(entry, value)
   } else {
     block = uncached
-    block.lastHead = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
+    block.lastHead = tail.prefix === null
+      ? tail.head + LINE_END
+      : tail.prefix + value + tail.head + LINE_END
     block.lastValue = value
     block.lastNumber = +value
     block.lengthAt = miss.lengthAt
@@ -623,7 +657,7 @@ function renderAgain (res, c, headers, length) {
 // RENDER_BY_NODE or the FALLBACK reason before it changed anything.
 function renderFreshMiss (res, headers, miss, length) {
   const { code, n, lengthAt } = miss
-  resetTail('HTTP/1.1 ' + code + ' ' + miss.message + '\r\n')
+  resetTail(statusLine(code, miss.message))
   const result = renderStored(res, n, lengthAt)
   if (result !== null) return result
   renderTail(res, miss.hasDate)
@@ -632,8 +666,8 @@ function renderFreshMiss (res, headers, miss, length) {
   if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
     // freshReason() excluded _removedContLen without a user length, so the
     // body length is the framing.
-    tail.prefix = tail.head + 'Content-Length: '
-    tail.head = '\r\n'
+    tail.prefix = tail.head + LENGTH_START
+    tail.head = LINE_END
     tail.lines++
   }
   const e = store(res, miss)
@@ -1174,7 +1208,7 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     clearScratch(n)
     return false
   }
-  resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
+  resetTail(statusLine(code, message))
   if (renderStored(res, n, lengthAt) !== null) {
     clearScratch(n)
     tail.head = ''
@@ -1184,7 +1218,7 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   renderTail(res, found.hasDate)
   const chunked = lengthAt === -1 && chunkable
   if (chunked) {
-    tail.head += 'Transfer-Encoding: chunked\r\n'
+    tail.head += CHUNKED_FRAMING
     tail.lines++
   }
   const miss = { code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked, teAt: -1 }
@@ -1217,7 +1251,7 @@ function storedAgain (res, c, headers, ownMessage) {
 // small enough for V8 to inline what it calls.
 function renderWriteHeadMiss (res, miss) {
   const { n, lengthAt, chunked } = miss
-  resetTail('HTTP/1.1 ' + miss.code + ' ' + miss.message + '\r\n')
+  resetTail(statusLine(miss.code, miss.message))
   let dated = false
   for (let i = 0; i < n; i++) {
     const key = names[i]
@@ -1228,11 +1262,11 @@ function renderWriteHeadMiss (res, miss) {
   // After the automatic lines, as _storeHeader() adds them: chunked
   // framing, or the length set by hand (handLength()) as a hole.
   if (chunked && miss.teAt === -1) {
-    tail.head += 'Transfer-Encoding: chunked\r\n'
+    tail.head += CHUNKED_FRAMING
     tail.lines++
   } else if (!chunked && lengthAt === -1) {
-    tail.prefix = tail.head + 'Content-Length: '
-    tail.head = '\r\n'
+    tail.prefix = tail.head + LENGTH_START
+    tail.head = LINE_END
     tail.lines++
   }
   miss.hasDate = dated
