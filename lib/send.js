@@ -303,12 +303,12 @@ function chunkFraming (len) {
 class Message {
   constructor () {
     // The header block: cached in C (`slot` >= 0, with `contentLength` the
-    // Content-Length argument, lib/render.js Entry lengthArgument()) or
+    // Content-Length argument, lib/cache-entry.js lengthArgument()) or
     // res._header itself (`slot` -1, with `lines` header lines, which C
     // checks again).
     this.slot = -1
     this.contentLength = 0
-    // The lib/render.js Entry the block is (its `slot`), or null for a
+    // The lib/cache-entry.js Entry the block is (its `slot`), or null for a
     // block Node rendered: sendEnd() reads its Content-Length value.
     this.block = null
     this.lines = 0
@@ -378,7 +378,7 @@ function send (res, message, callback) {
   // Above the high-water mark the two counts would disagree on 'drain'.
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return ENONASCII
   // A Content-Length argument of -1 repeats the digits C kept for the slot
-  // (lib/render.js, Entry lengthArgument()). (The typeof first:
+  // (lib/cache-entry.js, lengthArgument()). (The typeof first:
   // `contentLength` is a number or a string, and a strict comparison of
   // either with -1 would otherwise be a call.)
   const repeat = typeof contentLength === 'number' && contentLength === -1
