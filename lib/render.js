@@ -1146,20 +1146,31 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     clearScratch(n)
     return false
   }
-  resetTail(statusLine(code, message))
+  const miss = {
+    code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked: lengthAt === -1 && chunkable, teAt: -1
+  }
+  return writeHeadStoredMiss(res, miss)
+}
+
+// writeHeadStored() for stored headers no cached entry holds (`miss`):
+// renders them, stores the block and applies it; returns false, having
+// changed nothing, for a header only Node's renderer reproduces. Kept
+// apart, as renderWriteHeadMiss() is, so that the cache-hit path stays
+// small enough for V8 to inline what it calls.
+function writeHeadStoredMiss (res, miss) {
+  const { n, lengthAt } = miss
+  resetTail(statusLine(miss.code, miss.message))
   if (renderStored(res, n, lengthAt) !== null) {
     clearScratch(n)
     tail.head = ''
     tail.prefix = null
     return false
   }
-  renderTail(res, found.hasDate)
-  const chunked = lengthAt === -1 && chunkable
-  if (chunked) {
+  renderTail(res, miss.hasDate)
+  if (miss.chunked) {
     tail.head += CHUNKED_FRAMING
     tail.lines++
   }
-  const miss = { code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked, teAt: -1 }
   const entry = store(res, miss)
   if (entry !== null) {
     keep(entry, n)
