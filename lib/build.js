@@ -19,6 +19,7 @@ const { isUint8Array } = require('node:util/types')
 const binding = require('./binding.js')
 const errors = require('./errors.js')
 const { TOKEN, INVALID_HEADER_CHAR } = require('./header-rules.js')
+const { statusLine, fieldLine, LINE_END } = require('./head.js')
 
 // lib/binding.js exports the addon or null; why it is null is kept on its
 // module record, read here once while that record is the one just loaded.
@@ -366,12 +367,12 @@ function endsHead (buf, len) {
 }
 
 // The JS fallback's header block, for input validate() accepted: the same
-// bytes as src/http_message.c hm_write().
+// bytes as src/http_message.c hm_write(), in the text lib/render.js renders
+// a response's block in (lib/head.js).
 function renderJs (code, reason, utf8, flat) {
-  let head = 'HTTP/1.1 ' + code + ' ' +
-    (reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown')) + '\r\n'
-  for (let i = 0; i < flat.length; i += 2) head += flat[i] + ': ' + flat[i + 1] + '\r\n'
-  head += '\r\n'
+  let head = statusLine(code, reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown'))
+  for (let i = 0; i < flat.length; i += 2) head += fieldLine(flat[i], flat[i + 1])
+  head += LINE_END
   // Validated chars are at most 0xFF: two UTF-8 bytes each at most.
   if ((utf8 ? 2 * head.length : head.length) > BLOCK_MAX) {
     return Buffer.from(head, utf8 ? 'utf8' : 'latin1')

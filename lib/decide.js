@@ -14,10 +14,10 @@ const {
 const { currentWriteHead } = require('./write-head.js')
 
 // The cap on a body's byte length that install({ maxBodySize }) sets
-// (rules.js DEFAULT_MAX_BODY: none), read by fallbackReason() and by
-// lib/shim.js nativeEnd(), which checks the exact byte length. Owned
-// here: setMaxBodySize() is its one writer (lib/index.js install()). A
-// data property, not a getter: nativeEnd() reads it on every response.
+// (rules.js DEFAULT_MAX_BODY: none), read by fallbackReason() and, through
+// maxBodySize(), by lib/shim.js nativeEnd(), which checks the exact byte
+// length. Only this file reads or writes it: setMaxBodySize() is its one
+// writer (lib/index.js install()).
 const options = { maxBodySize: DEFAULT_MAX_BODY }
 
 /**
@@ -26,6 +26,15 @@ const options = { maxBodySize: DEFAULT_MAX_BODY }
  */
 function setMaxBodySize (max) {
   options.maxBodySize = max
+}
+
+/**
+ * The cap on a body's byte length. Small enough for V8 to inline into its
+ * caller: a read of the field, as the caller's own read was.
+ * @returns {number}
+ */
+function maxBodySize () {
+  return options.maxBodySize
 }
 
 const { isUint8Array } = util.types
@@ -665,8 +674,8 @@ module.exports = {
   FALLBACK,
   DEFAULT_MAX_BODY,
   INVALID_HEADER_CHAR,
-  options,
   setMaxBodySize,
+  maxBodySize,
   httpDebug,
   fallbackReason,
   BODY_DROPPED,

@@ -285,22 +285,24 @@ function isActive () {
 function stats () {
   loadDeferred()
   const inactiveReason = inactive === null ? null : inactive.reason
-  const reasons = shim === null ? {} : Object.assign({}, shim.stats.reasons)
+  // lib/shim.js's counters, as a copy.
+  const counted = shim === null ? null : shim.counts()
+  const reasons = counted === null ? {} : counted.reasons
   if (pending !== 0) reasons['probe-pending'] = pending
-  if (shim === null) {
+  if (counted === null) {
     return { native: 0, fallback: pending, direct: 0, partial: 0, reasons, writes: { native: 0, fallback: 0 }, inactiveReason }
   }
   return {
-    native: shim.stats.native,
-    fallback: shim.stats.fallback + pending,
+    native: counted.native,
+    fallback: counted.fallback + pending,
     // Native responses written to the socket's descriptor by C: whole
     // (direct), or in part with the rest through socket.write() (partial).
-    direct: shim.directStats.direct,
-    partial: shim.directStats.partial,
+    direct: counted.direct,
+    partial: counted.partial,
     reasons,
     // write() calls of chunked responses sent in fewer socket writes
     // (native), and those Node's own write() handled (fallback).
-    writes: { native: shim.stats.writes.native, fallback: shim.stats.writes.fallback },
+    writes: counted.writes,
     inactiveReason
   }
 }

@@ -170,6 +170,8 @@ function learn (res) {
     }
   }
   learned.pending = learned.kUniqueHeaders === null || learned.kHandle === null
+  // Learnt once: what the other files read stays as it is from now on.
+  if (!learned.pending) Object.freeze(learned)
 }
 
 // Whether a fresh response's private symbols, header map, cork count and

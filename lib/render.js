@@ -33,6 +33,8 @@ const {
   FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason
 } = require('./rules.js')
 const { TOKEN } = require('./header-rules.js')
+const { statusLine, fieldLine, fieldStart, LINE_END } = require('./head.js')
+const { Entry } = require('./cache-entry.js')
 
 const { STATUS_CODES } = http
 const { isProxy } = util.types
@@ -43,6 +45,12 @@ const { hasOwnProperty } = Object.prototype
 // The Transfer-Encoding values after which Node frames the body as chunked
 // (RE_TE_CHUNKED, lib/_http_outgoing.js).
 const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
+
+// The automatic lines whose text never changes.
+const CONNECTION_CLOSE = fieldLine('Connection', 'close')
+const CONNECTION_KEEP_ALIVE = fieldLine('Connection', 'keep-alive')
+const CHUNKED_FRAMING = fieldLine('Transfer-Encoding', 'chunked')
+const LENGTH_START = fieldStart('Content-Length')
 
 let kOutHeaders, kLenientCache, nodeDate, learned
 if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = internals)
@@ -139,25 +147,25 @@ function renderTail (res, hasDate) {
   tail.date = ''
   if (res.sendDate && !hasDate) {
     tail.date = currentDate()
-    head += 'Date: ' + tail.date + '\r\n'
+    head += fieldLine('Date', tail.date)
     lines++
   }
   if (res._removedConnection) {
     last = !res.shouldKeepAlive
   } else if (res.shouldKeepAlive && res.maxRequestsOnConnectionReached) {
-    head += 'Connection: close\r\n'
+    head += CONNECTION_CLOSE
     lines++
   } else if (res.shouldKeepAlive) {
-    head += 'Connection: keep-alive\r\n'
+    head += CONNECTION_KEEP_ALIVE
     lines++
     if (res._keepAliveTimeout && res._defaultKeepAlive) {
       const max = ~~res._maxRequestsPerSocket > 0 ? ', max=' + res._maxRequestsPerSocket : ''
-      head += 'Keep-Alive: timeout=' + Math.floor(res._keepAliveTimeout / 1000) + max + '\r\n'
+      head += fieldLine('Keep-Alive', 'timeout=' + Math.floor(res._keepAliveTimeout / 1000) + max)
       lines++
     }
   } else {
     last = true
-    head += 'Connection: close\r\n'
+    head += CONNECTION_CLOSE
     lines++
   }
   tail.head = head
@@ -178,7 +186,7 @@ function renderEntry (res, key, name, value, isLength) {
     const unique = learned.kUniqueHeaders === null ? undefined : res[learned.kUniqueHeaders]
     if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
       let head = tail.head
-      for (let i = 0; i < value.length; i++) head += name + ': ' + value[i] + '\r\n'
+      for (let i = 0; i < value.length; i++) head += fieldLine(name, value[i])
       tail.head = head
       tail.lines += value.length
       return
@@ -188,54 +196,16 @@ function renderEntry (res, key, name, value, isLength) {
     tail.cacheable = false // NaN never equals itself: no key could match
   }
   if (isLength && tail.prefix === null && lengthCacheable(value)) {
-    tail.prefix = tail.head + name + ': '
-    tail.head = '\r\n'
+    tail.prefix = tail.head + fieldStart(name)
+    tail.head = LINE_END
   } else {
     if (isLength) tail.cacheable = false
-    tail.head += name + ': ' + value + '\r\n'
+    tail.head += fieldLine(name, value)
   }
   tail.lines++
 }
 
 // --- The cache --------------------------------------------------------------
-
-// One rendered block. Key: code, message, names, values (the Content-Length
-// value excluded), the response state behind the automatic lines and the
-// Date value. Output: slot (the bytes in C), prefix and suffix around the
-// Content-Length value, lines, last (what _last becomes; null keeps it).
-function Entry () {
-  this.slot = -1
-  this.code = 0
-  this.message = ''
-  this.n = 0
-  this.names = []
-  this.values = []
-  // The store's lowercase keys, for a block rendered from stored headers
-  // (`keyed`), which renderAgain() and storedAgain() compare in place.
-  this.keys = []
-  this.keyed = false
-  this.lengthAt = -1 // index of Content-Length in names, -1: appended by Node
-  this.chunked = false // writeHead() without Content-Length: chunked framing
-  this.teAt = -1 // index of a user Transfer-Encoding in names
-  this.hasDate = false // a user Date header: no automatic one
-  this.state = 0
-  this.keepAliveTimeout = 0
-  this.maxRequests = 0
-  this.date = ''
-  this.prefix = ''
-  this.suffix = ''
-  this.lines = 0
-  this.last = null
-  // The Content-Length value of the last response and its whole block:
-  // most responses repeat both.
-  this.lastValue = undefined
-  this.lastHead = ''
-  this.lastNumber = 0 // +lastValue: _contentLength
-  // The Content-Length value whose digits C keeps for this slot: set by
-  // the write that passes C the value (lib/send.js lengthArgument()),
-  // cleared here when store() puts a new block in the slot.
-  this.sentValue = undefined
-}
 
 // The block of entry `e` with `value` in its Content-Length hole.
 function headOf (e, value) {
@@ -363,7 +333,7 @@ function store (res, miss) {
   e.keyed = false
   if (lastFresh === e) lastFresh = null
   if (lastStored === e) lastStored = null
-  const suffix = tail.head + '\r\n'
+  const suffix = tail.head + LINE_END
   if (binding.cacheSet(e.slot, tail.prefix, suffix, tail.lines) !== 0) return null
   e.code = code
   e.message = message
@@ -388,7 +358,7 @@ function store (res, miss) {
   // undefined value returns it.
   e.lastValue = undefined
   e.lastHead = chunked ? suffix : ''
-  e.sentValue = undefined
+  e.forgetLength()
   // Keep-alive without a removed Connection header leaves _last as it was.
   e.last = (e.state & 6) === 4 ? null : tail.last
   e.lines = tail.lines
@@ -471,7 +441,9 @@ function applyRendered (res, miss, value, entry) {
     headOf(entry, value)
   } else {
     block = uncached
-    block.lastHead = tail.prefix === null ? tail.head + '\r\n' : tail.prefix + value + tail.head + '\r\n'
+    block.lastHead = tail.prefix === null
+      ? tail.head + LINE_END
+      : tail.prefix + value + tail.head + LINE_END
     block.lastValue = value
     block.lastNumber = +value
     block.lengthAt = miss.lengthAt
@@ -623,7 +595,7 @@ function renderAgain (res, c, headers, length) {
 // RENDER_BY_NODE or the FALLBACK reason before it changed anything.
 function renderFreshMiss (res, headers, miss, length) {
   const { code, n, lengthAt } = miss
-  resetTail('HTTP/1.1 ' + code + ' ' + miss.message + '\r\n')
+  resetTail(statusLine(code, miss.message))
   const result = renderStored(res, n, lengthAt)
   if (result !== null) return result
   renderTail(res, miss.hasDate)
@@ -632,8 +604,8 @@ function renderFreshMiss (res, headers, miss, length) {
   if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
     // freshReason() excluded _removedContLen without a user length, so the
     // body length is the framing.
-    tail.prefix = tail.head + 'Content-Length: '
-    tail.head = '\r\n'
+    tail.prefix = tail.head + LENGTH_START
+    tail.head = LINE_END
     tail.lines++
   }
   const e = store(res, miss)
@@ -1174,20 +1146,31 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     clearScratch(n)
     return false
   }
-  resetTail('HTTP/1.1 ' + code + ' ' + message + '\r\n')
+  const miss = {
+    code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked: lengthAt === -1 && chunkable, teAt: -1
+  }
+  return writeHeadStoredMiss(res, miss)
+}
+
+// writeHeadStored() for stored headers no cached entry holds (`miss`):
+// renders them, stores the block and applies it; returns false, having
+// changed nothing, for a header only Node's renderer reproduces. Kept
+// apart, as renderWriteHeadMiss() is, so that the cache-hit path stays
+// small enough for V8 to inline what it calls.
+function writeHeadStoredMiss (res, miss) {
+  const { n, lengthAt } = miss
+  resetTail(statusLine(miss.code, miss.message))
   if (renderStored(res, n, lengthAt) !== null) {
     clearScratch(n)
     tail.head = ''
     tail.prefix = null
     return false
   }
-  renderTail(res, found.hasDate)
-  const chunked = lengthAt === -1 && chunkable
-  if (chunked) {
-    tail.head += 'Transfer-Encoding: chunked\r\n'
+  renderTail(res, miss.hasDate)
+  if (miss.chunked) {
+    tail.head += CHUNKED_FRAMING
     tail.lines++
   }
-  const miss = { code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked, teAt: -1 }
   const entry = store(res, miss)
   if (entry !== null) {
     keep(entry, n)
@@ -1217,7 +1200,7 @@ function storedAgain (res, c, headers, ownMessage) {
 // small enough for V8 to inline what it calls.
 function renderWriteHeadMiss (res, miss) {
   const { n, lengthAt, chunked } = miss
-  resetTail('HTTP/1.1 ' + miss.code + ' ' + miss.message + '\r\n')
+  resetTail(statusLine(miss.code, miss.message))
   let dated = false
   for (let i = 0; i < n; i++) {
     const key = names[i]
@@ -1228,11 +1211,11 @@ function renderWriteHeadMiss (res, miss) {
   // After the automatic lines, as _storeHeader() adds them: chunked
   // framing, or the length set by hand (handLength()) as a hole.
   if (chunked && miss.teAt === -1) {
-    tail.head += 'Transfer-Encoding: chunked\r\n'
+    tail.head += CHUNKED_FRAMING
     tail.lines++
   } else if (!chunked && lengthAt === -1) {
-    tail.prefix = tail.head + 'Content-Length: '
-    tail.head = '\r\n'
+    tail.prefix = tail.head + LENGTH_START
+    tail.head = LINE_END
     tail.lines++
   }
   miss.hasDate = dated

@@ -53,6 +53,11 @@ function resetDirectStats () {
   directStats.partial = 0
 }
 
+// The direct-write counts, as a copy (lib/shim.js counts()).
+function directCounts () {
+  return { direct: directStats.direct, partial: directStats.partial }
+}
+
 // --- What a direct write must reproduce --------------------------------------
 //
 // socket.write(buffer, cb) on an idle TCP socket whose kernel buffer takes
@@ -298,11 +303,12 @@ function chunkFraming (len) {
 class Message {
   constructor () {
     // The header block: cached in C (`slot` >= 0, with `contentLength` the
-    // Content-Length argument, lengthArgument()) or res._header itself
-    // (`slot` -1, with `lines` header lines, which C checks again).
+    // Content-Length argument, lib/cache-entry.js lengthArgument()) or
+    // res._header itself (`slot` -1, with `lines` header lines, which C
+    // checks again).
     this.slot = -1
     this.contentLength = 0
-    // The lib/render.js Entry the block is (its `slot`), or null for a
+    // The lib/cache-entry.js Entry the block is (its `slot`), or null for a
     // block Node rendered: sendEnd() reads its Content-Length value.
     this.block = null
     this.lines = 0
@@ -372,9 +378,9 @@ function send (res, message, callback) {
   // Above the high-water mark the two counts would disagree on 'drain'.
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return ENONASCII
   // A Content-Length argument of -1 repeats the digits C kept for the slot
-  // (lengthArgument()). (The typeof first: `contentLength` is
-  // a number or a string, and a strict comparison of either with -1 would
-  // otherwise be a call.)
+  // (lib/cache-entry.js, lengthArgument()). (The typeof first:
+  // `contentLength` is a number or a string, and a strict comparison of
+  // either with -1 would otherwise be a call.)
   const repeat = typeof contentLength === 'number' && contentLength === -1
   const key = slot < 0
     ? 0
@@ -613,42 +619,15 @@ function sendEnd (res, message, callback) {
   message.handle = handle
   // C frames the body of a chunked block; it has no Content-Length.
   message.contentLength = slot >= 0 && (message.flags & FLAGS.CHUNKED) === 0
-    ? lengthArgument(message.block)
+    ? message.block.lengthArgument()
     : 0
   const code = send(res, message, callback)
   if (code !== 0) {
-    if (slot >= 0) forgetLength(message.block)
+    if (slot >= 0) message.block.forgetLength()
     return code
   }
   finishSent(res)
   return 0
-}
-
-/**
- * The Content-Length argument of binding.sendCached()/fillCached() for the
- * response that cached `block` carries (block.lastValue): -1 when C keeps
- * the digits of that value from the slot's last response (src/napi_cache.c,
- * read_length()), which saves reading the string again. The entry records
- * the value as sent (`sentValue`, which lib/render.js clears when it stores
- * a new block in the slot); forgetLength() takes that back.
- * @param {object} block a lib/render.js Entry with a slot
- * @returns {string|number}
- */
-function lengthArgument (block) {
-  const value = block.lastValue
-  if (value === block.sentValue) return -1
-  block.sentValue = value
-  return value
-}
-
-/**
- * Forgets which Content-Length value C keeps for the slot of `block`, for a
- * response that stopped before C read its length: the next one passes its
- * value.
- * @param {object} block a lib/render.js Entry with a slot
- */
-function forgetLength (block) {
-  block.sentValue = undefined
 }
 
 // --- write() with chunked framing -------------------------------------------
@@ -1397,8 +1376,6 @@ module.exports = {
   send,
   finishSent,
   sendEnd,
-  lengthArgument,
-  forgetLength,
   writeChunk,
   endAfterWrites,
   joinWaiting,
@@ -1412,5 +1389,6 @@ module.exports = {
   SEND_ENCODING,
   SEND_HEADER_GONE,
   directStats,
+  directCounts,
   resetDirectStats
 }

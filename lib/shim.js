@@ -23,8 +23,8 @@ const headers = require('./headers.js')
 const { FLAGS, ERRORS } = require('./codes.js')
 const {
   Message, COPY_MAX_BODY, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, sendEnd,
-  finishSent, lengthArgument, forgetLength, writeChunk, endAfterWrites, flushChunks, sendWaiting, reportingWrites,
-  tcpHandle, directStats, resetDirectStats
+  finishSent, writeChunk, endAfterWrites, flushChunks, sendWaiting, reportingWrites,
+  tcpHandle, directStats, directCounts, resetDirectStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
@@ -33,7 +33,7 @@ const { ENONASCII } = ERRORS
 const debugEnabled = debug.enabled
 
 const {
-  FALLBACK, BODY_DROPPED, DEFAULT_MAX_BODY, WRITE, options, fallbackReason, writeReason, tailReason, uncorkReason,
+  FALLBACK, BODY_DROPPED, DEFAULT_MAX_BODY, WRITE, maxBodySize, fallbackReason, writeReason, tailReason, uncorkReason,
   streamedReason
 } = decide
 const { RENDER_BY_NODE } = render
@@ -59,6 +59,24 @@ function resetStats () {
   // A fresh object: deleting its keys would turn it into a dictionary.
   stats.reasons = reasonCounts()
   resetDirectStats()
+}
+
+/**
+ * The counters, as a copy: what lib/index.js stats() reports (before the
+ * responses it counts itself).
+ * @returns {{ native: number, fallback: number, direct: number, partial: number,
+ *   reasons: Record<string, number>, writes: { native: number, fallback: number } }}
+ */
+function counts () {
+  const direct = directCounts()
+  return {
+    native: stats.native,
+    fallback: stats.fallback,
+    direct: direct.direct,
+    partial: direct.partial,
+    reasons: Object.assign({}, stats.reasons),
+    writes: { native: stats.writes.native, fallback: stats.writes.fallback }
+  }
 }
 
 // The inputs of the one write (lib/send.js), filled by nativeEnd() and
@@ -132,7 +150,7 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
     }
     // A guess is the least the byte length can be.
     len = guessed ? chunk.length : bodyLength(chunk, encoding)
-    if (len > options.maxBodySize) {
+    if (len > maxBodySize()) {
       count(FALLBACK.BODY_TOO_LARGE, res)
       return false
     }
@@ -268,7 +286,7 @@ function sentAgain (res, m, callback, code, guessed) {
     // Text that is not ASCII: measured now, and checked as it would have
     // been had it been measured first (sendEnd() checks COPY_MAX_BODY).
     const len = byteLength(m.body, 'utf8')
-    if (len > options.maxBodySize) {
+    if (len > maxBodySize()) {
       code = SEND_TOO_LARGE
     } else {
       m.bodyLength = len
@@ -374,7 +392,7 @@ function endStreamed (res, chunk, encoding, callback, block) {
   if (handle === null) return FALLBACK.STREAMED
   const m = message
   m.slot = block.slot
-  m.contentLength = lengthArgument(block)
+  m.contentLength = block.lengthArgument()
   m.handle = handle
   const code = sendWaiting(res, m, chunk, encoding, callback)
   if (code === 0) {
@@ -383,7 +401,7 @@ function endStreamed (res, chunk, encoding, callback, block) {
     return null
   }
   // C may have stopped before it read the length.
-  forgetLength(block)
+  block.forgetLength()
   if (code === SEND_REPORT) {
     stats.native++
     return REPORT
@@ -638,9 +656,14 @@ module.exports = {
   install,
   uninstall,
   isInstalled: () => installed,
+  // The counters themselves, for tests; lib/index.js reads counts().
   stats,
   resetStats,
+  counts,
   directStats,
-  options,
+  // The install() options in force, as a copy (lib/decide.js owns them).
+  get options () {
+    return { maxBodySize: maxBodySize() }
+  },
   legacyEnd
 }
