@@ -6,8 +6,8 @@
 // `{ __proto__: null }`, which V8 keeps in dictionary mode: every end()
 // that renders them (lib/render.js, renderFresh()) then pays for a
 // hash-table walk and a sort to list the keys in insertion order, and for a
-// hash lookup per value, about 2k instructions per response on the express
-// shape (benchmark/instructions.js, express3). An object whose prototype was
+// hash lookup per value, on every response of the express shape
+// (benchmark/RESULTS.md, benchmark/instructions.js shapes=express3). An object whose prototype was
 // set to null after it was created has the same prototype, the same keys in
 // the same order and the same behaviour, in fast mode.
 //

@@ -198,9 +198,13 @@ function queuedNames (queued, names) {
   return queued.map((cb) => names.get(cb) || 'other')
 }
 
+// One run's response and what records it: `out` the run's record,
+// `recorder` the socket's, `keys` the response's symbols, `finishListeners`
+// the count of 'finish' listeners before end().
 // The response and socket right after the first end(BODY, cb1), before
-// any write completed. `finishListeners`: the count before end().
-function afterFirstEnd (res, out, recorder, keys, callbacks, finishListeners) {
+// any write completed.
+function afterFirstEnd (probed, callbacks) {
+  const { res, out, recorder, keys, finishListeners } = probed
   const { state, read } = recorder
   return {
     headerSent: res._headerSent,
@@ -219,7 +223,8 @@ function afterFirstEnd (res, out, recorder, keys, callbacks, finishListeners) {
 
 // end(cb2) before the writes complete: what it called at once and what it
 // queued.
-function secondEnd (end, res, out, recorder, keys, callbacks, finishListeners) {
+function secondEnd (end, probed, callbacks) {
+  const { res, out, recorder, keys, finishListeners } = probed
   const eventsBefore = out.events.length
   end.call(res, callbacks.cb2)
   return {
@@ -251,7 +256,8 @@ function completeWrites (res, recorder, keys, writeError) {
 // what it queued. After a flush error the callback is one that records
 // nothing, since Node may defer it with process.nextTick() past the
 // probe's return.
-function thirdEnd (end, res, out, recorder, keys, callback, finishListeners) {
+function thirdEnd (end, probed, callback) {
+  const { res, out, recorder, keys, finishListeners } = probed
   const eventsBefore = out.events.length
   end.call(res, callback)
   const queued = recorder.read(keys.kEndCallbacks)
@@ -282,7 +288,7 @@ function run (fns, withWriteHead, writeError) {
   const recorder = attach(SR, res)
   const keys = runSymbols(res)
   const callbacks = recordEvents(res, out, recorder, keys, writeError)
-  const finishListeners = res.listenerCount('finish')
+  const probed = { res, out, recorder, keys, finishListeners: res.listenerCount('finish') }
   if (withWriteHead) {
     writeHead.call(res, 200, REASON, { 'Content-Length': String(BODY.length) })
   } else {
@@ -297,11 +303,11 @@ function run (fns, withWriteHead, writeError) {
     corked: w.corked
   }))
   out.calls = recorder.calls.slice()
-  out.afterEnd = afterFirstEnd(res, out, recorder, keys, callbacks, finishListeners)
-  out.second = secondEnd(end, res, out, recorder, keys, callbacks, finishListeners)
+  out.afterEnd = afterFirstEnd(probed, callbacks)
+  out.second = secondEnd(end, probed, callbacks)
   out.afterWrites = completeWrites(res, recorder, keys, writeError)
   const third = writeError === null ? callbacks.cb3 : noop
-  out.third = thirdEnd(end, res, out, recorder, keys, third, finishListeners)
+  out.third = thirdEnd(end, probed, third)
   out.events = out.events.map((e) => e.name + '(' + [e.args, e.err, e.writableFinished, e.pending].join(',') + ')')
   return out
 }
