@@ -1026,6 +1026,9 @@ function asciiHeld (held, bytes) {
  * uncorkReason() said yes. Returns the number of chunks sent.
  * From end() (endAfterWrites()), `last` is the last chunk end() writes
  * next, with `onLast` its callback: it is joined to the closing CRLF.
+ * One function, longer than the rest, because it follows Node's uncork()
+ * step for step (the cork count, the held chunks, the socket's uncork in
+ * `finally`, then 'drain'), so the two can be read side by side.
  * @param {http.ServerResponse} res
  * @param {string} [last]
  * @param {Function} [onLast]

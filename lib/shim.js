@@ -43,9 +43,9 @@ const stats = { native: 0, fallback: 0, reasons: reasonCounts(), writes: { nativ
 
 // The fallback counts by reason: an object whose prototype was set to null
 // after it was created stays in fast mode while it holds a few keys, where
-// Object.create(null) starts as a dictionary; count() then costs about 80
-// instructions instead of 280 (its keyed load and store), on every
-// response that falls back.
+// Object.create(null) starts as a dictionary, whose keyed load and store
+// count() would pay on every response that falls back (lib/headers.js
+// explains the same choice for the header store).
 function reasonCounts () {
   return Object.setPrototypeOf({}, null)
 }
