@@ -197,6 +197,15 @@ const SHAPES = {
     weight: 1,
     optional: true
   },
+  // Every response falls back and Node renders its header too (a
+  // Connection header): what the shim costs where it does nothing.
+  fallbacknode: {
+    label: 'strictContentLength: writeHead(200, {CT, CL, Connection}) + end(\'CCCC\'), Node\'s path',
+    config: { strict: 2 },
+    body: 4,
+    weight: 1,
+    optional: true
+  },
   fastify: {
     label: 'fastify hello (GET /, JSON)',
     app: path.join(__dirname, 'apps', 'fastify-hello.js'),

@@ -38,9 +38,10 @@ const { Entry } = require('./cache-entry.js')
 
 const { STATUS_CODES } = http
 const { isProxy } = util.types
+const ObjectPrototype = Object.prototype
 // Called as hasOwnProperty.call(obj, key) inside for-in: V8 turns that
 // shape into an enumeration-cache check instead of a call.
-const { hasOwnProperty } = Object.prototype
+const { hasOwnProperty } = ObjectPrototype
 
 // The Transfer-Encoding values after which Node frames the body as chunked
 // (RE_TE_CHUNKED, lib/_http_outgoing.js).
@@ -688,6 +689,12 @@ function collectStored (headers) {
 // point Node reads it; null when no getter threw). A getter that deletes a
 // later key from `obj` deletes it from the copy too, so Node's own loop
 // skips it as it would have.
+// The values already read are assigned, as an object literal's would be:
+// defining each one (a descriptor per key) made a response with a header
+// only Node renders (a Connection header, say) cost almost twice Node's own
+// (benchmark/instructions.js, shape fallbacknode). A key Object.prototype
+// has (`__proto__`, a setter, a frozen method) would not become an own
+// data property by assignment: it is defined.
 function handOver (obj, reason, read, count, pending, error) {
   tail.head = ''
   tail.prefix = null
@@ -695,7 +702,11 @@ function handOver (obj, reason, read, count, pending, error) {
   const define = (key, desc) => Object.defineProperty(copy, key, {
     ...desc, enumerable: true, configurable: true
   })
-  for (let i = 0; i < read; i++) define(names[i], { value: values[i], writable: true })
+  for (let i = 0; i < read; i++) {
+    const key = names[i]
+    if (hasOwnProperty.call(ObjectPrototype, key)) define(key, { value: values[i], writable: true })
+    else copy[key] = values[i]
+  }
   const rest = names.slice(read, count)
   clearScratch(count)
   for (let i = 0; i < rest.length; i++) {

@@ -85,3 +85,59 @@ t.test('a pass that throws leaves the next response to the renderer', async t =>
     uninstall()
   }
 })
+
+// Headers objects the shim reads and then hands to Node's writeHead()
+// (a Connection header is Node's to render): the copy it hands over must
+// hold the same own keys, in the same order, as the object given, also
+// for names Object.prototype has, where assignment would not define one.
+function handedHeaders () {
+  return [
+    { 'Content-Type': 'text/plain', 'Content-Length': '2', Connection: 'keep-alive' },
+    JSON.parse('{"__proto__":"p","7":"seven","Content-Length":"2","Connection":"close"}'),
+    JSON.parse('{"toString":"t","X-Trap":"v","hasOwnProperty":"h","Connection":"close"}'),
+    { 'X-A': 'a', Connection: 'close', 'X-B': ['b1', 'b2'], 'Content-Length': 2 }
+  ]
+}
+
+function renderAll () {
+  return handedHeaders().map((headers) => {
+    const res = new http.ServerResponse(req)
+    res.writeHead(200, headers)
+    return blank(res._header)
+  })
+}
+
+t.test('headers handed to Node\'s writeHead() keep every own key and its order', async t => {
+  // A setter on Object.prototype for one of the names: assigning that
+  // name would call it instead of defining the key.
+  const trapped = []
+  // eslint-disable-next-line no-extend-native
+  Object.defineProperty(Object.prototype, 'X-Trap', {
+    configurable: true,
+    enumerable: false,
+    get () { return undefined },
+    set (value) { trapped.push(value) }
+  })
+  try {
+    const legacy = renderAll()
+    t.match(legacy[2], /\r\nX-Trap: v\r\n/, 'Node renders the own X-Trap key')
+    t.match(legacy[1], /\r\n__proto__: p\r\n/, 'Node renders the own __proto__ key')
+    const uninstall = shim.install()
+    try {
+      for (let round = 0; round < 3; round++) {
+        const native = renderAll()
+        for (let i = 0; i < native.length; i++) {
+          t.equal(native[i], legacy[i], `round ${round}, headers ${i}: Node's block`)
+        }
+      }
+      t.strictSame(trapped, [], 'no setter on Object.prototype ran')
+      const res = new http.ServerResponse(req)
+      res.writeHead(200, handedHeaders()[0])
+      t.equal(blockOf(res), null, 'a Connection header is rendered by Node')
+    } finally {
+      uninstall()
+    }
+  } finally {
+    delete Object.prototype['X-Trap']
+  }
+})

@@ -2,7 +2,7 @@
 
 // The server side of benchmark/http/simple.js, run as a child process:
 //   node benchmark/http/server.js mode=legacy|native|limit type=bytes len=4 \
-//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3|stored] [status=200|204|304] [strict=0|1]
+//     chunks=1 chunkedEnc=0 headers=0 [shape=simple|express3|stored] [status=200|204|304] [strict=0|1|2]
 // It listens on 127.0.0.1:$PORT. The handler mirrors Node core's
 // benchmark/fixtures/simple-http-server.js, except that the body and its
 // pieces are built once at start-up so that only the response path is timed.
@@ -85,7 +85,7 @@ function storedHandler (req, res) {
 }
 
 function handler (req, res) {
-  if (strict === 1) res.strictContentLength = true
+  if (strict !== 0) res.strictContentLength = true
   if (headers > 0) {
     // The fresh-response path: setHeader() calls, then end() renders the
     // header block itself (OutgoingMessage#end -> _implicitHeader).
@@ -96,6 +96,8 @@ function handler (req, res) {
     // No Content-Length: writeHead() renders the header block before the
     // body is known, so Node picks chunked framing.
     res.writeHead(status, { 'Content-Type': 'text/plain' })
+  } else if (strict === 2) {
+    res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': contentLength, Connection: 'keep-alive' })
   } else {
     res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': contentLength })
   }
