@@ -786,8 +786,14 @@ const scan = { lengthAt: -1, teAt: -1, entry: null, last: null, checked: false }
 // header _storeHeader() treats apart. Returns false when Node must render
 // (and may throw) from this header on.
 function headerRenderable (i, key, value, chunkable) {
-  if (!TOKEN.test(key)) return false
+  // The name first: a header only Node renders (Connection, say) then
+  // costs no pattern test here, since Node's writeHead() tests it again.
   const special = specialName(key)
+  if (special !== '' && special !== 'content-length' && special !== 'transfer-encoding' &&
+      special !== 'date') {
+    return false
+  }
+  if (!TOKEN.test(key)) return false
   if (special === 'content-length') {
     // Two spellings of Content-Length (Node keeps the last value), or one
     // with Transfer-Encoding.
@@ -799,8 +805,6 @@ function headerRenderable (i, key, value, chunkable) {
       return false
     }
     scan.teAt = i
-  } else if (special !== '' && special !== 'date') {
-    return false
   }
   const type = typeof value
   if (type === 'string') return !INVALID_HEADER_CHAR.test(value)
