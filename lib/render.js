@@ -763,6 +763,24 @@ function specialName (key) {
   return ''
 }
 
+// Whether a specialName() is one only Node's renderer writes (Connection,
+// Keep-Alive, Trailer, Expect, Content-Disposition).
+function nodeOnly (special) {
+  return special !== '' && special !== 'content-length' && special !== 'transfer-encoding' &&
+    special !== 'date'
+}
+
+// Whether `obj` has an own key only Node renders. Read from the keys
+// alone, before any value: where no cached entry has the status line,
+// walkHeaders() then leaves every value to Node's writeHead(), so an app
+// whose responses all carry, say, a Connection header pays no read and no
+// copy of its headers (benchmark/instructions.js, shape fallbacknode).
+function nodeOnlyKey (obj) {
+  const own = Object.keys(obj)
+  for (let i = 0; i < own.length; i++) if (nodeOnly(specialName(own[i]))) return true
+  return false
+}
+
 // Whether `obj` has an own key of Content-Length's length: without one, a
 // response that cannot be chunked is Node's to render (HEAD without a
 // length, say), known before any value is read.
@@ -789,10 +807,7 @@ function headerRenderable (i, key, value, chunkable) {
   // The name first: a header only Node renders (Connection, say) then
   // costs no pattern test here, since Node's writeHead() tests it again.
   const special = specialName(key)
-  if (special !== '' && special !== 'content-length' && special !== 'transfer-encoding' &&
-      special !== 'date') {
-    return false
-  }
+  if (nodeOnly(special)) return false
   if (!TOKEN.test(key)) return false
   if (special === 'content-length') {
     // Two spellings of Content-Length (Node keeps the last value), or one
@@ -935,7 +950,7 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   // The first cached entry for this status line: writeHead() checks
   // statusMessage before it reads any header, with the same expression.
   let e = findEntry(code, message, -1, 0, shape)
-  if (e === null && INVALID_HEADER_CHAR.test(message)) return false
+  if (e === null && (INVALID_HEADER_CHAR.test(message) || nodeOnlyKey(obj))) return false
   let i = 0
   scan.entry = e
   scan.last = e
