@@ -6,7 +6,7 @@
 //   node benchmark/instructions.js [shapes=writehead,chunked,express3,headers20,head,status204,fastify,express]
 //     [modes=legacy,native,limit] [warmup=10000] [requests=8000] [c=1]
 //     [jobs=2] [runs=1] [seed=1] [node=<path>] [json=<file>] [semi=16] [ready=180]
-//     [keep=<dir>] [flags=<node flag>,...]
+//     [keep=<dir>] [flags=<node flag>,...] [env=<NAME=value>,...]
 // Every measurement is a fresh server process under callgrind. The parent
 // warms it up over c keep-alive connections, zeroes the counters with
 // `callgrind_control -z`, sends `requests` more requests on the same
@@ -27,6 +27,11 @@
 // V8. With runs=N every measurement is made N times, in N rounds of all
 // shapes and modes (N seeds), and the table shows each cell's median with
 // its range, and the medians' difference and ratio.
+// env= sets variables in every server's environment, HTTP_ONESHOT
+// included (otherwise removed, so that each mode decides for itself):
+// env=HTTP_ONESHOT=0 with modes=native runs the app with the preload in
+// place and the package off, and env=STATIC_RETAIN_KIB=<n> sizes the
+// static-files app's heap (benchmark/apps/static-files.js).
 
 const { execFile, execFileSync, spawn } = require('node:child_process')
 const fs = require('node:fs')
@@ -453,11 +458,12 @@ async function readDump (dir, pid) {
  * Starts `node <nodeArgs>` under callgrind with PORT set and resolves once
  * the port accepts connections.
  */
-async function startServer ({ node, nodeArgs, dir, readyTimeout }) {
+async function startServer ({ node, nodeArgs, dir, readyTimeout, extraEnv }) {
   const port = await getFreePort()
   const env = { ...process.env, PORT: String(port) }
-  // Each variant decides for itself (see lib/child.js).
+  // Each variant decides for itself (see lib/child.js), unless env= says.
   delete env.HTTP_ONESHOT
+  Object.assign(env, extraEnv)
   const args = [
     '--tool=callgrind',
     '--separate-threads=yes',
@@ -525,7 +531,7 @@ function nodeArgsFor (shape, mode) {
  * One measurement: a fresh server under callgrind, warm-up, zeroed
  * counters, `requests` measured requests, dump.
  */
-async function measure ({ name, run, shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed, readyTimeout, keep, flags }) {
+async function measure ({ name, run, shape, mode, node, warmup: warmupAsked, requests: requestsAsked, connections, semi, hashSeed, readyTimeout, keep, flags, extraEnv }) {
   // A shape with large bodies caps the counts (maxWarmup, maxRequests):
   // under callgrind each of its requests takes far longer.
   const warmup = Math.min(warmupAsked, shape.maxWarmup ?? Infinity)
@@ -538,7 +544,7 @@ async function measure ({ name, run, shape, mode, node, warmup: warmupAsked, req
     const v8Args = semi > 0 ? [`--min-semi-space-size=${semi}`, `--max-semi-space-size=${semi}`] : []
     if (hashSeed > 0) v8Args.push(`--hash-seed=${hashSeed}`)
     v8Args.push(...flags)
-    server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir, readyTimeout })
+    server = await startServer({ node, nodeArgs: [...v8Args, ...nodeArgsFor(shape, mode)], dir, readyTimeout, extraEnv })
     const listening = Date.now()
     const method = shape.method ?? 'GET'
     const status = shape.status ?? 200
@@ -630,9 +636,16 @@ async function main () {
     semi: 16,
     ready: 180,
     keep: '',
-    flags: ''
+    flags: '',
+    env: ''
   })
   const flags = String(opts.flags).split(',').filter(Boolean)
+  const extraEnv = {}
+  for (const pair of String(opts.env).split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=')
+    if (eq < 1) throw usage(`env: expected NAME=value, got "${pair}"`)
+    extraEnv[pair.slice(0, eq)] = pair.slice(eq + 1)
+  }
   const shapes = opts.shapes.split(',').map((s) => s.trim()).filter(Boolean)
   for (const s of shapes) {
     if (!Object.hasOwn(SHAPES, s)) throw usage(`shapes: unknown "${s}" (use ${Object.keys(SHAPES).join(', ')})`)
@@ -689,7 +702,7 @@ async function main () {
     while (next < tasks.length) {
       const { name, mode, run } = tasks[next++]
       const hashSeed = opts.seed === 0 ? 0 : opts.seed + run - 1
-      const r = await measure({ name, run, keep: opts.keep, flags, shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed, readyTimeout: opts.ready * 1000 })
+      const r = await measure({ name, run, keep: opts.keep, flags, shape: SHAPES[name], mode, node: opts.node, warmup: opts.warmup, requests: opts.requests, connections: opts.c, semi: opts.semi, hashSeed, readyTimeout: opts.ready * 1000, extraEnv })
       ;(results[name][mode] ??= []).push(r)
       let line = `${name.padEnd(9)} ${mode.padEnd(6)} ${k(r.irPerRequest).padStart(8)} Ir/req  ` +
         (opts.runs > 1 ? `run ${run}/${opts.runs} ` : '') +

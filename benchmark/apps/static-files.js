@@ -7,6 +7,13 @@
 // (Content-Length, ETag, Last-Modified, ...), then pipes an
 // fs.createReadStream() into the response: write() per 64 KiB read and an
 // empty end().
+//
+// STATIC_RETAIN_KIB=<n> (default 0): the app keeps about n KiB of plain
+// objects, each holding a distinct flat string, alive from start-up, as a
+// bigger application's modules and caches would. Which of V8's two
+// garbage-collection steady states this app's server settles in depends on
+// its live heap (benchmark/RESULTS.md, "static files and the app's heap"),
+// so this knob sweeps it with and without the package.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -14,6 +21,23 @@ const path = require('node:path')
 const express = require('express')
 
 const SIZES = { '2k.bin': 2048, '64k.bin': 65536, '1m.bin': 1048576 }
+
+// Each entry: an object (a few dozen bytes) and a sequential one-byte
+// string of RETAIN_STRING characters, about 1 KiB of heap in all.
+const RETAIN_STRING = 960
+function retain (kib) {
+  const kept = []
+  for (let i = 0; i < kib; i++) {
+    kept.push({ i, text: Buffer.alloc(RETAIN_STRING, 97 + (i % 26)).toString('latin1') })
+  }
+  return kept
+}
+const retainKib = Number(process.env.STATIC_RETAIN_KIB ?? 0)
+if (!Number.isInteger(retainKib) || retainKib < 0) {
+  throw new Error(`STATIC_RETAIN_KIB must be a non-negative integer, got ${process.env.STATIC_RETAIN_KIB}`)
+}
+// Read nowhere, held for the process's life.
+globalThis.staticFilesRetained = retain(retainKib)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-static-'))
 for (const [name, size] of Object.entries(SIZES)) {
