@@ -690,11 +690,10 @@ function collectStored (headers) {
 // later key from `obj` deletes it from the copy too, so Node's own loop
 // skips it as it would have.
 // The values already read are assigned, as an object literal's would be:
-// defining each one (a descriptor per key) made a response with a header
-// only Node renders (a Connection header, say) cost almost twice Node's own
-// (benchmark/instructions.js, shape fallbacknode). A key Object.prototype
-// has (`__proto__`, a setter, a frozen method) would not become an own
-// data property by assignment: it is defined.
+// a descriptor per key gives V8 a new map per property and response
+// (benchmark/RESULTS.md, "a header only Node renders"). A key
+// Object.prototype has (`__proto__`, a setter, a frozen method) would not
+// become an own data property by assignment: it is defined.
 function handOver (obj, reason, read, count, pending, error) {
   tail.head = ''
   tail.prefix = null
