@@ -775,6 +775,7 @@ function nodeOnly (special) {
 // whose responses all carry, say, a Connection header pays no read and no
 // copy of its headers (benchmark/instructions.js, shape fallbacknode).
 function nodeOnlyKey (obj) {
+  if (obj === undefined) return false
   const own = Object.keys(obj)
   for (let i = 0; i < own.length; i++) if (nodeOnly(specialName(own[i]))) return true
   return false
