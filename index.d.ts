@@ -205,6 +205,14 @@ export interface Stats {
   writes: { native: number, fallback: number }
   /** Why the native path is not running; null when installed. */
   inactiveReason: InactiveReason | null
+  /**
+   * Wrappers (an APM agent's, say) found where Node's own methods should
+   * be when the package installed: each runs as it would without the
+   * package; the responses it stands in front of take Node's path
+   * ('patched') or go native beneath it. NODE_DEBUG=http-oneshot and
+   * HTTP_ONESHOT_REPORT=1 also name the file and the load order that fixes it.
+   */
+  wrapped: Array<{ method: string, wrapper: string }>
 }
 
 /** Counters since load or the last resetStats(). */

@@ -45,10 +45,12 @@ const internals = require('./internals.js')
 const { INSPECT } = require('./protocol/answer.js')
 
 const { OutgoingMessage, ServerResponse } = http
-const nodeSetHeader = OutgoingMessage.prototype.setHeader
+// Node's own (lib/internals.js), null where a wrapper was there first: a
+// wrapper then gets Node's store.
+const nodeSetHeader = internals === null ? null : internals.setHeader
 // Called by setHeader() on 24.19+ and 26.4+ between the checks and the
 // store: a replaced one is user code that could see the store early.
-const nodeLenient = OutgoingMessage.prototype._isLenientHeaderValidation
+const nodeLenient = internals === null ? undefined : internals.isLenient
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
 const { getPrototypeOf, setPrototypeOf, defineProperty } = Object
 const { ownKeys } = Reflect

@@ -121,13 +121,21 @@ function installWhereItRuns (explicit) {
   }
   if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
     // Another agent already defined ServerResponse#end: stay out of its way.
-    setInactive('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module')
+    const end = wrappers(false).find((w) => w.method === 'ServerResponse.prototype.end')
+    setInactive('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module' +
+      (end === undefined ? '' : ` (function ${end.wrapper})`))
     warnOnce(explicit)
     return
   }
   s.install()
   inactive = null
   debug('installed')
+  if (debug.enabled) {
+    for (const w of wrappers(true)) {
+      debug('wrapper in Node\'s place before install: %s is %s (%s): %s', w.method, w.wrapper,
+        w.file || 'file unknown', w.advice)
+    }
+  }
 }
 
 // The probe child answered, or gave none (the shim then probes in this
@@ -256,6 +264,41 @@ function uninstall () {
 }
 
 /**
+ * The wrappers found where Node's own methods should have been when the
+ * shim loaded (lib/node-methods.js): each runs as it would without the
+ * package, and the responses it stands in the way of fall back (`patched`)
+ * or go native beneath it. With `withFile`, the file each was defined in
+ * (the inspector: slow, for the report and NODE_DEBUG only).
+ * @param {boolean} withFile
+ * @returns {{ method: string, wrapper: string, file?: string|null, advice: string }[]}
+ */
+function wrappers (withFile) {
+  if (shim === null) return []
+  const methods = require('./node-methods.js')
+  return methods.found.map(({ key, fn }) => {
+    const w = methods.describe(key, fn)
+    const file = withFile ? methods.locate(fn) : null
+    const out = { method: w.method, wrapper: w.wrapper }
+    if (withFile) out.file = file
+    out.advice = loadOrderAdvice(file)
+    return out
+  })
+}
+
+// The load order that puts the package before the module a wrapper came
+// from (named from its file where known).
+function loadOrderAdvice (file) {
+  const at = typeof file === 'string' ? file.lastIndexOf('node_modules/') : -1
+  let name = 'the module that put it there'
+  if (at !== -1) {
+    const parts = file.slice(at + 'node_modules/'.length).split('/')
+    name = parts[0].startsWith('@') ? parts[0] + '/' + parts[1] : parts[0]
+  }
+  return `load http-oneshot/register before ${name} (node -r http-oneshot/register -r <its preload> app.js; ` +
+    'in NODE_OPTIONS, which preloads before the command line, put -r http-oneshot/register first)'
+}
+
+/**
  * Whether the patch is in place.
  * @returns {boolean}
  */
@@ -290,7 +333,9 @@ function stats () {
   const reasons = counted === null ? {} : counted.reasons
   if (pending !== 0) reasons['probe-pending'] = pending
   if (counted === null) {
-    return { native: 0, fallback: pending, direct: 0, partial: 0, reasons, writes: { native: 0, fallback: 0 }, inactiveReason }
+    return {
+      native: 0, fallback: pending, direct: 0, partial: 0, reasons, writes: { native: 0, fallback: 0 }, inactiveReason, wrapped: []
+    }
   }
   return {
     native: counted.native,
@@ -303,7 +348,9 @@ function stats () {
     // write() calls of chunked responses sent in fewer socket writes
     // (native), and those Node's own write() handled (fallback).
     writes: counted.writes,
-    inactiveReason
+    inactiveReason,
+    // Wrappers that were in Node's place when the package installed.
+    wrapped: wrappers(false).map(({ method, wrapper }) => ({ method, wrapper }))
   }
 }
 
@@ -338,5 +385,6 @@ Object.defineProperties(module.exports, {
   FALLBACK: { enumerable: true, get: () => loadShim().FALLBACK },
   // For lib/preload.js and lib/report.js; not part of the API.
   installFromPreload: { enumerable: false, value: installFromPreload },
+  wrappers: { enumerable: false, value: wrappers },
   inactiveState: { enumerable: false, value: inactiveState }
 })

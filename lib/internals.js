@@ -7,9 +7,9 @@
 const http = require('node:http')
 const net = require('node:net')
 const stream = require('node:stream')
-const EventEmitter = require('node:events')
 const util = require('node:util')
 const { storedAnswer } = require('./protocol/answer.js')
+const nodeMethodsOf = require('./node-methods.js')
 const node20 = require('./protocol/node20.js')
 const node24 = require('./protocol/node24.js')
 
@@ -187,15 +187,39 @@ function shapeKnown (shape, protocolName) {
   return shape.headersMap === true && shape.corked === 0 && shape.missing.length === 0
 }
 
-// The methods `names` of `proto`, frozen, or null when one is missing.
-function methodsOf (proto, names) {
+// The methods `names` of `proto` (read as `owner.name` in `own`), frozen,
+// or null when one is missing. A method that is not Node's own is null
+// there: no method a response or socket has is ever equal to it, so the
+// native path falls back (PATCHED) and the wrapper runs as without the
+// package.
+function methodsOf (proto, owner, names, own) {
   const methods = {}
   for (const name of names) {
     const fn = proto[name]
     if (typeof fn !== 'function') return null
-    methods[name] = fn
+    methods[name] = own(owner + '.' + name, fn)
   }
   return Object.freeze(methods)
+}
+
+// Node's own method (`fn`, read as `key`), or null where it is a wrapper,
+// which is then recorded in `found` (lib/node-methods.js describe()). Every
+// method lib/node-methods.js lists is checked at once, so that `found`
+// names each wrapper, also those of methods only compared with.
+function ownCheck (known, found) {
+  const checked = new Map()
+  function own (key, fn) {
+    if (checked.has(key)) return checked.get(key) === fn ? fn : null
+    const nodes = nodeMethodsOf.isNodes(known, key, fn)
+    checked.set(key, nodes ? fn : null)
+    if (!nodes && typeof fn === 'function') found.push({ key, fn })
+    return nodes ? fn : null
+  }
+  const protos = { ServerResponse: http.ServerResponse.prototype, OutgoingMessage: http.OutgoingMessage.prototype, Socket: net.Socket.prototype }
+  for (const owner of Object.keys(nodeMethodsOf.METHODS)) {
+    for (const name of nodeMethodsOf.METHODS[owner]) own(owner + '.' + name, protos[owner][name])
+  }
+  return own
 }
 
 // Node's utcDate() value, read through `storeHeader` (the original
@@ -293,9 +317,9 @@ function symbolsOf (probe) {
 // Node's methods the native path compares with a response's and socket's
 // own (RES_METHODS, SOCKET_METHODS), or null when one is missing, or
 // end() or _finish() is.
-function nodeMethods (SR, OM) {
-  const resMethods = methodsOf(SR.prototype, RES_METHODS)
-  const socketMethods = methodsOf(net.Socket.prototype, SOCKET_METHODS)
+function nodeMethods (SR, OM, own) {
+  const resMethods = methodsOf(SR.prototype, 'ServerResponse', RES_METHODS, own)
+  const socketMethods = methodsOf(net.Socket.prototype, 'Socket', SOCKET_METHODS, own)
   if (resMethods === null || socketMethods === null) return null
   if (typeof OM.prototype.end !== 'function' || typeof SR.prototype._finish !== 'function') {
     return null
@@ -311,6 +335,8 @@ function resolve () {
   if (typeof SR !== 'function' || typeof OM !== 'function') return null
   const probed = probedNode(SR, OM)
   if (probed === null) return null
+  // Wrappers found where Node's methods should be (an agent loaded first).
+  const own = ownCheck(probed.sources ?? null, nodeMethodsOf.found)
 
   // The symbols themselves, from a response no socket serves, built as
   // the server builds each one (see above: an instance of a class of its
@@ -319,9 +345,13 @@ function resolve () {
   const probe = new SR(PROBE_REQUEST)
   const symbols = symbolsOf(probe)
   if (symbols.kOutHeaders === null || symbols.kCorked === null) return null
-  const methods = nodeMethods(SR, OM)
+  const methods = nodeMethods(SR, OM, own)
   if (methods === null) return null
-  const nodeDate = dateReader(OM.prototype._storeHeader, probe)
+  // The Date is read through Node's _storeHeader(): a wrapper there is not
+  // called on the package's behalf, so nothing is rendered here at all.
+  const storeHeader = own('OutgoingMessage._storeHeader', OM.prototype._storeHeader)
+  if (storeHeader === null) return null
+  const nodeDate = dateReader(storeHeader, probe)
   if (!/^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/.test(nodeDate())) return null
   const socketState = learnWritableState()
   const protocol = protocolOf(probed.protocol, probe)
@@ -350,12 +380,17 @@ function resolve () {
     kNeedDrain: symbols.kNeedDrain,
     kChunkedBuffer: symbols.kChunkedBuffer,
     kChunkedLength: symbols.kChunkedLength,
-    write: OM.prototype.write,
-    uncork: OM.prototype.uncork,
+    // Node's own OutgoingMessage methods (null: a wrapper is there).
+    end: own('OutgoingMessage.end', OM.prototype.end),
+    write: own('OutgoingMessage.write', OM.prototype.write),
+    uncork: own('OutgoingMessage.uncork', OM.prototype.uncork),
+    setHeader: own('OutgoingMessage.setHeader', OM.prototype.setHeader),
+    isLenient: typeof OM.prototype._isLenientHeaderValidation === 'function'
+      ? own('OutgoingMessage._isLenientHeaderValidation', OM.prototype._isLenientHeaderValidation)
+      : undefined,
     resMethods: methods.resMethods,
     socketMethods: methods.socketMethods,
     Socket: net.Socket,
-    emit: EventEmitter.prototype.emit,
     nodeDate
   })
 }

@@ -103,11 +103,17 @@ function pad (text, width) {
  * @param {number} requests requests servers received while armed
  * @returns {string}
  */
-function format (stats, inactive, requests) {
+function format (stats, inactive, requests, wrappers = []) {
   const lines = [`http-oneshot report (Node ${process.version}, pid ${process.pid}): ` +
     (inactive === null ? 'active' : `inactive: ${inactive.message}`)]
   if (inactive !== null && inactive.reason !== 'probe-pending') {
     lines.push(`  ${INACTIVE_ADVICE[inactive.reason] || ''}`)
+  }
+  if (wrappers.length !== 0) {
+    lines.push('  wrappers in Node\'s place before http-oneshot installed (each runs as without it):')
+    for (const w of wrappers) {
+      lines.push(`    ${w.method}: ${w.wrapper} (${w.file || 'file unknown'}): ${w.advice}`)
+    }
   }
   const counted = stats.native + stats.fallback
   const other = Math.max(0, requests - counted)
@@ -130,7 +136,7 @@ function print () {
   printed = true
   const oneshot = require('./index.js')
   try {
-    process.stderr.write(format(oneshot.stats(), oneshot.inactiveState(), seen))
+    process.stderr.write(format(oneshot.stats(), oneshot.inactiveState(), seen, oneshot.wrappers(true)))
   } catch {
     // stderr closed: nothing to tell.
   }

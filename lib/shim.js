@@ -88,9 +88,12 @@ const message = new Message()
 const { byteLength } = Buffer
 
 const { ServerResponse, OutgoingMessage } = http
-const legacyEnd = OutgoingMessage.prototype.end
-const legacyWrite = OutgoingMessage.prototype.write
-const legacyUncork = OutgoingMessage.prototype.uncork
+// Node's own methods; null where a wrapper was there before install()
+// (lib/node-methods.js): no method is then equal to them, and every call
+// goes to what is there.
+const legacyEnd = internals === null ? null : internals.end
+const legacyWrite = internals === null ? null : internals.write
+const legacyUncork = internals === null ? null : internals.uncork
 
 // Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
 // the response (the line is built only then).

@@ -293,8 +293,8 @@ t.test('stats() and resetStats()', async t => {
   // covers its values).
   const inactiveReason = zero.inactiveReason
   t.equal(inactiveReason === null, oneshot.isInstalled(), 'inactiveReason is null when installed')
-  t.strictSame(zero, { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 }, inactiveReason })
-  t.strictSame(Object.keys(zero), ['native', 'fallback', 'direct', 'partial', 'reasons', 'writes', 'inactiveReason'])
+  t.strictSame(zero, { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 }, inactiveReason, wrapped: [] })
+  t.strictSame(Object.keys(zero), ['native', 'fallback', 'direct', 'partial', 'reasons', 'writes', 'inactiveReason', 'wrapped'])
   shim.stats.native = 3
   shim.stats.fallback = 2
   shim.stats.reasons.head = 2
@@ -303,7 +303,7 @@ t.test('stats() and resetStats()', async t => {
   shim.directStats.direct = 2
   shim.directStats.partial = 1
   const s = oneshot.stats()
-  t.strictSame(s, { native: 3, fallback: 2, direct: 2, partial: 1, reasons: { head: 2 }, writes: { native: 4, fallback: 1 }, inactiveReason })
+  t.strictSame(s, { native: 3, fallback: 2, direct: 2, partial: 1, reasons: { head: 2 }, writes: { native: 4, fallback: 1 }, inactiveReason, wrapped: [] })
   s.reasons.head = 99
   s.native = 99
   s.writes.native = 99
@@ -311,7 +311,7 @@ t.test('stats() and resetStats()', async t => {
   t.equal(oneshot.stats().writes.native, 4, 'with a copy of the write counts')
   t.equal(oneshot.stats().native, 3)
   oneshot.resetStats()
-  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 }, inactiveReason })
+  t.strictSame(oneshot.stats(), { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 }, inactiveReason, wrapped: [] })
 })
 
 t.test('FALLBACK', async t => {

@@ -60,12 +60,12 @@ function remember (answer) {
  * The stored answer in the form probeIsolated() (lib/protocol/probe.js)
  * returns, or null when none is known: the probe need not be loaded.
  * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
- *   write: 'node20'|'node24'|null, isolated: true, cached: true} | null}
+ *   write: 'node20'|'node24'|null, sources: object, isolated: true, cached: true} | null}
  */
 function storedAnswer () {
   const stored = knownAnswer()
   if (stored === undefined) return null
-  return { protocol: stored.protocol, shape: stored.shape, write: stored.write, isolated: true, cached: true }
+  return { protocol: stored.protocol, shape: stored.shape, write: stored.write, sources: stored.sources, isolated: true, cached: true }
 }
 
 module.exports = { knownAnswer, remember, storedAnswer, INSPECT }

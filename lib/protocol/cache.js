@@ -24,7 +24,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 
 // Bumped when the entry's layout changes.
-const FORMAT = 1
+const FORMAT = 2
 const PROTOCOLS = [null, 'node20', 'node24']
 
 // FNV-1a over UTF-16 code units, two 32-bit lanes with different offsets:
@@ -85,7 +85,8 @@ function binaryKey (execPath = process.execPath) {
  */
 function validAnswer (answer) {
   return answer !== null && typeof answer === 'object' && PROTOCOLS.includes(answer.protocol) &&
-    answer.shape !== null && typeof answer.shape === 'object' && PROTOCOLS.includes(answer.write)
+    answer.shape !== null && typeof answer.shape === 'object' && PROTOCOLS.includes(answer.write) &&
+    (answer.sources === undefined || (answer.sources !== null && typeof answer.sources === 'object'))
 }
 
 // The directory next to the installed package: <...>/node_modules/.cache.

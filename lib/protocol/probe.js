@@ -648,7 +648,8 @@ function childPossible () {
 // that exited before the child was done.
 function childScript () {
   return 'const p = require(' + JSON.stringify(__filename) + '); ' +
-    'const answer = { protocol: p.probeProtocol(), shape: p.responseShape(), write: p.probeWrite() }; ' +
+    'const answer = { protocol: p.probeProtocol(), shape: p.responseShape(), write: p.probeWrite(), ' +
+    'sources: require(' + JSON.stringify(path.join(__dirname, '..', 'node-methods.js')) + ').sources() }; ' +
     'const c = require(' + JSON.stringify(path.join(__dirname, 'cache.js')) + '); ' +
     'try { c.store(c.binaryKey(), answer) } catch {} ' +
     'process.stdout.write(JSON.stringify(answer))'
@@ -750,7 +751,7 @@ function probeIsolated (fns) {
   }
   if (probed !== undefined) {
     remembered.remember(probed)
-    return { protocol: probed.protocol, shape: probed.shape, write: probed.write, isolated: true, cached: false }
+    return { protocol: probed.protocol, shape: probed.shape, write: probed.write, sources: probed.sources, isolated: true, cached: false }
   }
   let shape = null
   try {
@@ -758,7 +759,7 @@ function probeIsolated (fns) {
   } catch {
     shape = null
   }
-  return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), isolated: false, cached: false }
+  return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), sources: null, isolated: false, cached: false }
 }
 
 module.exports = {
