@@ -179,7 +179,7 @@ function setHeader (name, value) {
   if (kind === NODE || set !== nodeSetHeader || this[kOutHeaders] !== null ||
       typeof name !== 'string' || (typeof value !== 'string' && typeof value !== 'number') ||
       this._isLenientHeaderValidation !== nodeLenient) {
-    return set.call(this, name, value)
+    return set.apply(this, arguments)
   }
   this[kOutHeaders] = kind === SMALL
     ? setPrototypeOf({}, null)

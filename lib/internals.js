@@ -212,7 +212,10 @@ function ownCheck (known, found) {
     if (checked.has(key)) return checked.get(key) === fn ? fn : null
     const nodes = nodeMethodsOf.isNodes(known, key, fn)
     checked.set(key, nodes ? fn : null)
-    if (!nodes && typeof fn === 'function') found.push({ key, fn })
+    // Once per wrapper: OutgoingMessage's, read as ServerResponse's too.
+    if (!nodes && typeof fn === 'function' && !found.some((w) => w.fn === fn)) {
+      found.push({ key: nodeMethodsOf.holder(key), fn })
+    }
     return nodes ? fn : null
   }
   const protos = { ServerResponse: http.ServerResponse.prototype, OutgoingMessage: http.OutgoingMessage.prototype, Socket: net.Socket.prototype }

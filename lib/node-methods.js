@@ -77,8 +77,7 @@ function isNodes (known, key, fn) {
 
 /**
  * Where a wrapper stands, for stats(), NODE_DEBUG and the exit report: the
- * method and the wrapper's function name, and its file where the inspector
- * tells it (only asked for by the report and NODE_DEBUG: it is slow).
+ * method and the wrapper's function name (its file: locate()).
  * @param {string} key `ServerResponse.writeHead`
  * @param {Function} fn
  * @returns {{ method: string, wrapper: string }}
@@ -92,7 +91,25 @@ function describe (key, fn) {
 }
 
 /**
- * The file and line `fn` was defined at, from the inspector, or null.
+ * `key` named by the prototype that holds the method now: a wrapper of
+ * OutgoingMessage's _send() is read as ServerResponse's.
+ * @param {string} key
+ * @returns {string}
+ */
+function holder (key) {
+  const dot = key.indexOf('.')
+  const name = key.slice(dot + 1)
+  const protos = prototypes()
+  if (key.slice(0, dot) === 'ServerResponse' && !Object.hasOwn(protos.ServerResponse, name) &&
+      Object.hasOwn(protos.OutgoingMessage, name)) {
+    return 'OutgoingMessage.' + name
+  }
+  return key
+}
+
+/**
+ * The file and line `fn` was defined at, from the inspector, or null. Slow
+ * (the inspector lists every script): for the report and NODE_DEBUG only.
  * @param {Function} fn
  * @returns {string|null}
  */
@@ -135,4 +152,4 @@ function locate (fn) {
   return where
 }
 
-module.exports = { METHODS, sources, isNodes, describe, locate, found }
+module.exports = { METHODS, sources, isNodes, describe, holder, locate, found }

@@ -332,7 +332,9 @@ function end (chunk, encoding, callback) {
   const nodeEnd = OutgoingMessage.prototype.end
   // After uninstall() a wrapper that captured this function still calls it:
   // Node's own end() then runs, uncounted.
-  if (!installed) return nodeEnd.call(this, chunk, encoding, callback)
+  // Node's end() gets the arguments as they came (a wrapper of it sees
+  // their number too).
+  if (!installed) return nodeEnd.apply(this, arguments)
   if (internals !== null && internals.learned.pending) internals.learn(this)
   // The block writeHead() rendered, taken (a response without a header has
   // none: its end() enters lib/render.js only to render it).
@@ -341,7 +343,7 @@ function end (chunk, encoding, callback) {
   if (reason === FALLBACK.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
     if (!renderFirst(this, c, e)) {
       count(FALLBACK.PATCHED, this)
-      return endAfterHeaderCall(nodeEnd, this, chunk, encoding, callback)
+      return endAfterHeaderCall(nodeEnd, this, arguments)
     }
     // The decision again, on what the wrapper left.
     block = render.takeBlock(this)
@@ -350,13 +352,13 @@ function end (chunk, encoding, callback) {
   let counted = reason
   if (reason === null || reason === BODY_DROPPED) {
     if (nativeEnd(this, c, e, cb, block, reason === BODY_DROPPED)) return this
-    return nodeEnd.call(this, chunk, encoding, callback)
+    return nodeEnd.apply(this, arguments)
   }
   if (reason === FALLBACK.HEADERS_SENT && this.chunkedEncoding === false) {
     // write()s with Content-Length framing (h3, hapi, send, pipe()).
     counted = endStreamed(this, c, e, cb, block)
     if (counted === null) return this
-    if (counted === REPORT) return endReporting(this, nodeEnd, chunk, encoding, callback)
+    if (counted === REPORT) return endReporting(this, nodeEnd, arguments)
   }
   if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
       tailEnd && (c || this.chunkedEncoding === true) && (!heldTail || heldUncork(this)) &&
@@ -372,7 +374,7 @@ function end (chunk, encoding, callback) {
     return this
   }
   count(counted, this)
-  return nodeEnd.call(this, chunk, encoding, callback)
+  return nodeEnd.apply(this, arguments)
 }
 
 /**
@@ -423,10 +425,10 @@ const REPORT = 'report'
 // Node's own end() after a pending socket error failed endStreamed()'s
 // direct write (`message` holds the errno): the socket's handle answers
 // its write with that error (the response counts as native).
-function endReporting (res, nodeEnd, chunk, encoding, callback) {
+function endReporting (res, nodeEnd, args) {
   const m = message
   return reportingWrites(m.handle, m.failed, res._header.length + m.bodyLength,
-    () => nodeEnd.call(res, chunk, encoding, callback))
+    () => nodeEnd.apply(res, args))
 }
 
 /**
@@ -463,13 +465,13 @@ function renderFirst (res, chunk, encoding) {
  * rule), in place of it and for this call only: a key added to `res` would
  * show in Object.keys(res) to a 'prefinish' listener.
  */
-function endAfterHeaderCall (nodeEnd, res, chunk, encoding, callback) {
+function endAfterHeaderCall (nodeEnd, res, args) {
   let owner = res
   while (owner !== null && !Object.hasOwn(owner, '_implicitHeader')) owner = Object.getPrototypeOf(owner)
   const own = owner === null ? undefined : Object.getOwnPropertyDescriptor(owner, '_implicitHeader')
   // No data property to stand in for: Node's end() calls it again.
   if (own === undefined || !own.configurable || !Object.hasOwn(own, 'value')) {
-    return nodeEnd.call(res, chunk, encoding, callback)
+    return nodeEnd.apply(res, args)
   }
   const method = own.value
   let skipped = false
@@ -484,7 +486,7 @@ function endAfterHeaderCall (nodeEnd, res, chunk, encoding, callback) {
     }
   })
   try {
-    return nodeEnd.call(res, chunk, encoding, callback)
+    return nodeEnd.apply(res, args)
   } finally {
     Object.defineProperty(owner, '_implicitHeader', own)
   }
@@ -506,7 +508,7 @@ function write (chunk, encoding, callback) {
   // A wrapper of OutgoingMessage#write installed after this one is Node's
   // write() as far as this response is concerned.
   const nodeWrite = OutgoingMessage.prototype.write
-  if (!installed) return nodeWrite.call(this, chunk, encoding, callback)
+  if (!installed) return nodeWrite.apply(this, arguments)
   let e = encoding
   let cb = callback
   if (typeof e === 'function') {
@@ -526,7 +528,7 @@ function write (chunk, encoding, callback) {
   }
   stats.writes.fallback++
   if (debugEnabled) debug('write() by Node: %s', reason)
-  return nodeWrite.call(this, chunk, encoding, callback)
+  return nodeWrite.apply(this, arguments)
 }
 
 /**
@@ -548,7 +550,7 @@ function uncork () {
       if (debugEnabled) debug('uncork() by Node: %s', reason)
     }
   }
-  return nodeUncork.call(this)
+  return nodeUncork.apply(this, arguments)
 }
 
 // Whether end() after write() sends its chunk in fewer writes (lib/send.js,

@@ -56,22 +56,23 @@ function original (name) {
 
 // One function per method, with the method's name and parameters (and, as
 // Node's, a function that has a prototype): each is what a wrapper put on
-// over it calls.
+// over it calls. The arguments go on as they came, their number included:
+// a wrapper beneath sees the call it would see without the stand-in.
 const STAND_INS = {
   end: function end (chunk, encoding, callback) {
-    return target('end').call(this, chunk, encoding, callback)
+    return target('end').apply(this, arguments)
   },
   writeHead: function writeHead (statusCode, reason, obj) {
-    return target('writeHead').call(this, statusCode, reason, obj)
+    return target('writeHead').apply(this, arguments)
   },
   setHeader: function setHeader (name, value) {
-    return target('setHeader').call(this, name, value)
+    return target('setHeader').apply(this, arguments)
   },
   write: function write (chunk, encoding, callback) {
-    return target('write').call(this, chunk, encoding, callback)
+    return target('write').apply(this, arguments)
   },
   uncork: function uncork () {
-    return target('uncork').call(this)
+    return target('uncork').apply(this, arguments)
   }
 }
 const NAMES = Object.keys(STAND_INS)

@@ -15,6 +15,9 @@ const { ServerResponse } = http
 // (lib/shim.js installs nothing otherwise); null keeps the load safe.
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
+// Node's writeHead() renders through this._storeHeader(): a wrapper of it
+// (null here: one was there before install) is called by Node's writeHead.
+const resStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
 // Whether writeHead() below is ServerResponse.prototype's, and the
 // descriptor it replaced.
@@ -28,7 +31,7 @@ let previous
  * uninstall() a wrapper that captured it still calls it: Node's then runs.
  */
 function writeHead (statusCode, reason, obj) {
-  if (installed && !httpDebug) {
+  if (installed && !httpDebug && this._storeHeader === resStoreHeader) {
     if (internals.learned.pending) internals.learn(this)
     // Headers stored by setHeader() take the other renderer.
     const done = this[kOutHeaders] === null
@@ -37,7 +40,7 @@ function writeHead (statusCode, reason, obj) {
     if (done === true) return this
     if (done !== false) return resWriteHead.call(this, statusCode, done[0], done[1])
   }
-  return resWriteHead.call(this, statusCode, reason, obj)
+  return resWriteHead.apply(this, arguments)
 }
 
 /**

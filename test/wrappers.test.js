@@ -1,0 +1,81 @@
+'use strict'
+
+// A wrapper of a method the package replaces, calls or compares with runs
+// exactly as it would without the package, whether it was put on before
+// install() (an APM agent loaded first: Elastic's writeHead, dd-trace's
+// end), before the preload's stand-ins handed over, or after install: the
+// same calls, with the same `this` and arguments, in the same order, and
+// the same bytes on the wire. Where it stands in the native path's way the
+// response falls back ('patched'), or goes native beneath it (writeHead).
+// stats().wrapped names what was there before install.
+
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+
+const t = require('tap')
+
+const { shimActive } = require('./helpers/expect-path.js')
+const { cacheDirs, node } = require('./helpers/probe-child.js')
+
+const ROOT = path.join(__dirname, '..')
+const APP = path.join(__dirname, 'fixtures', 'wrapped.js')
+const WRAPPER = path.join(__dirname, 'fixtures', 'wrapper.js')
+const REGISTER = path.join(ROOT, 'register.js')
+
+const { emptyCache } = cacheDirs(t, 'http-oneshot-wrappers-')
+const cache = emptyCache()
+node(['-e', `require(${JSON.stringify(path.join(ROOT, 'lib', 'index.js'))}).install()`], { HTTP_ONESHOT_CACHE_DIR: cache })
+
+const METHODS = [
+  'ServerResponse.writeHead', 'ServerResponse._implicitHeader', 'ServerResponse.emit', 'ServerResponse.end',
+  'OutgoingMessage.end', 'OutgoingMessage.write', 'OutgoingMessage.uncork', 'OutgoingMessage.setHeader',
+  'OutgoingMessage._storeHeader', 'OutgoingMessage._send', 'OutgoingMessage._writeRaw',
+  'OutgoingMessage._flushOutput', 'OutgoingMessage._finish',
+  'Socket.write', 'Socket.cork', 'Socket.uncork', 'Socket._write', 'Socket._writev', 'Socket._writeGeneric'
+]
+
+function run (wrap, when) {
+  const args = when === 'preload' ? ['-r', WRAPPER, '-r', REGISTER, APP] : [APP]
+  const env = { ...process.env, WRAP: wrap, WHEN: when, HTTP_ONESHOT_CACHE_DIR: cache }
+  for (const key of ['NODE_OPTIONS', 'NODE_DEBUG', 'HTTP_ONESHOT', 'HTTP_ONESHOT_REPORT']) delete env[key]
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
+    child.stderr.setEncoding('utf8').on('data', (d) => { err += d })
+    const timer = setTimeout(() => child.kill(), 20000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      if (code !== 0) return reject(new Error(`${wrap} ${when}: exit ${code}: ${err}`))
+      resolve(JSON.parse(out.trim().split('\n').pop()))
+    })
+  })
+}
+
+for (const wrap of METHODS) {
+  t.test(wrap, async t => {
+    const [none, before, preload, after] = await Promise.all(
+      ['none', 'before', 'preload', 'after'].map((when) => run(wrap, when)))
+    // (Node 20's end() does not call the response's uncork().)
+    if (wrap !== 'OutgoingMessage.uncork') t.ok(none.calls.length > 0, 'the wrapper is called on Node\'s own path')
+    for (const [when, out] of [['before install()', before], ['before the stand-ins handed over', preload], ['after install()', after]]) {
+      t.strictSame(out.calls, none.calls, `${when}: the wrapper sees the calls it sees without the package`)
+      t.strictSame(out.raw, none.raw, `${when}: the same bytes`)
+    }
+    const method = wrap.replace('.', '.prototype.')
+    const listed = (out) => out.stats.wrapped.some((w) => w.method === method && w.wrapper === 'loggingWrapper')
+    t.equal(listed(after), false, 'a wrapper put on after install() is not in Node\'s place')
+    if (!shimActive || wrap === 'ServerResponse.emit' || wrap === 'ServerResponse._implicitHeader' || wrap === 'OutgoingMessage._finish') return
+    // Methods the package checks: named in stats().wrapped.
+    t.equal(listed(before), true, 'stats().wrapped names it (before install())')
+    t.equal(listed(preload), true, 'stats().wrapped names it (before the stand-ins handed over)')
+    if (wrap === 'ServerResponse.writeHead') {
+      t.equal(before.stats.native, after.stats.native, 'native beneath a writeHead wrapper')
+    }
+    if (wrap === 'ServerResponse.end') {
+      t.equal(before.stats.inactiveReason, 'end-replaced')
+      t.equal(preload.stats.inactiveReason, 'end-replaced')
+    }
+  })
+}
