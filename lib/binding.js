@@ -26,8 +26,8 @@ const debug = util.debuglog('http-oneshot')
 
 // The properties lib/ relies on; an addon built from another version of
 // src/binding.c would lack some of them and is treated as missing.
-const REQUIRED = ['build', 'fill', 'buildFromHead', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached',
-  'flags', 'errors', 'send', 'key']
+const REQUIRED = ['fill', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached', 'flags', 'errors',
+  'send', 'key']
 
 let binding = null
 let loadError = null
