@@ -105,7 +105,6 @@ static const constant_t key_list[] = {
     {"SLOT_COUNT", HB_SLOT_COUNT},
 };
 
-
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
 {
   hb_instance_t *inst = calloc(1, sizeof *inst);

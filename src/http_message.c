@@ -465,23 +465,6 @@ hm_err_t hm_write(const hm_response_t *res, char *dst, size_t dst_len, size_t *w
   return HM_OK;
 }
 
-hm_err_t hm_serialize(const hm_response_t *res, char *dst, size_t dst_len, size_t *len)
-{
-  if (len == NULL)
-    return HM_EINVAL_ARG;
-  size_t need;
-  const hm_err_t err = hm__validate_and_size(res, &need);
-  if (err != HM_OK)
-    return err;
-  if (dst == NULL && dst_len != 0)
-    return HM_EINVAL_ARG;
-  *len = need;
-  if (dst_len < need)
-    return HM_E2BIG;
-  hm__emit(res, dst, need);
-  return HM_OK;
-}
-
 /* Checks `len` bytes of `name NUL value CR LF` lines, exactly `num_headers`
  * of them, and stores each name and value in `views`. Names must be tokens
  * and values field chars, so the NUL ending a name and the CR LF ending a
