@@ -766,9 +766,5 @@ module.exports = {
   probeWrite,
   probeIsolated,
   probeInBackground,
-  knownAnswer: remembered.knownAnswer,
-  childPossible,
-  probeReport,
-  responseShape,
-  INSPECT: remembered.INSPECT
+  responseShape
 }
