@@ -65,16 +65,6 @@ static const unsigned char hm__field_table[256] = {
     /* 0xF0 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-int hm_is_token_char(unsigned char c)
-{
-  return hm__token_table[c];
-}
-
-int hm_is_field_char(unsigned char c)
-{
-  return hm__field_table[c];
-}
-
 const char *hm_err_name(hm_err_t err)
 {
   switch (err) {

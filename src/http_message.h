@@ -105,7 +105,9 @@ hm_err_t hm_serialize_joined(const hm_response_t *res, const char *fields, size_
  * `head`, which must outlive their use) and has room for `fields_cap`
  * views. Returns HM_EINVAL_HEAD when the block has another shape or more
  * lines than fit; names, values and reason are validated afterwards by
- * hm_measure()/hm_write(), so a value with a stray CR or LF is rejected. */
+ * hm_measure()/hm_write(), so a value with a stray CR or LF is rejected.
+ * The binding does not call it: the C tests and the fuzzer check
+ * hm_check_head() and hm_write() against it. */
 hm_err_t hm_parse_head(const char *head, size_t len, hm_response_t *res, hm_str_t *fields,
                        size_t fields_cap);
 
@@ -172,13 +174,6 @@ hm_err_t hm_write_parts(const hm_parts_t *parts, char *dst, size_t dst_len, size
  * has it, or "unknown" for codes it does not list (Node's writeHead falls back
  * to that word). The string is static and NUL-terminated. */
 const char *hm_default_reason(unsigned status);
-
-/* Nonzero when `c` may appear in a header name (an RFC 9110 tchar). */
-int hm_is_token_char(unsigned char c);
-
-/* Nonzero when `c` may appear in a header value or reason phrase: HTAB,
- * 0x20..0x7E and 0x80..0xFF, as Node's checkInvalidHeaderChar allows. */
-int hm_is_field_char(unsigned char c);
 
 /* The error's symbolic name ("HM_EINVAL_NAME"), or "HM_UNKNOWN". Static. */
 const char *hm_err_name(hm_err_t err);
