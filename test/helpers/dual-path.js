@@ -576,7 +576,6 @@ function checkCases (t, cases) {
 }
 
 module.exports = {
-  DEFAULT_REQUEST,
   capture,
   checkCases,
   checkParity,
