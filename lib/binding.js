@@ -100,9 +100,8 @@ if (binding === null) {
   debug('native addon loaded')
 }
 
-// The export is the addon itself or null, as lib/shim.js tests it. null
-// cannot carry a property, so the reason is recorded on this module record,
-// where lib/build.js reads it and re-exports it as `loadError`, next to
+// The export is the addon itself or null. null cannot carry a property, so
+// why it is null is recorded on this module record: `loadError`, next to
 // `loadAdvice`, the words for any message that tells the user what to do
 // (null when loaded or turned off on purpose), and `adviceFor`, which makes
 // them.
