@@ -1,7 +1,7 @@
 'use strict'
 
-// ns per message: buildHttpMessage() (addon), the addon's buildFromHead()
-// and buildHttpMessage() on the JS fallback, against the plain JS way
+// ns per message: buildHttpMessage() (addon), the addon's fillFromHead()
+// into a pooled Buffer and buildHttpMessage() on the JS fallback, against the plain JS way
 // (string concatenation, then Buffer.from / Buffer.concat, no validation),
 // for 3, 10 and 30 headers and bodies of 4 B, 1 KiB and 16 KiB, as a string
 // and as a Buffer. Rounds are interleaved so drift hits every variant alike;
@@ -73,7 +73,6 @@ for (const n of [3, 10, 30]) {
 const variants = {
   js: s => jsWay(200, 'OK', s.headers, s.body),
   native: s => buildNative(200, undefined, s.headers, s.body),
-  fromHead: s => binding.buildFromHead(s.head, s.n, s.body, 0),
   // The shim's hot path: a Buffer from Node's pool, filled by the addon.
   fill: s => {
     const out = Buffer.allocUnsafe(s.head.length + s.body.length)
@@ -144,17 +143,16 @@ function median (xs) {
 
 const fmt = ns => ns < 100 ? ns.toFixed(1) : Math.round(ns).toString()
 console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds of ~${TARGET_MS} ms, median ns per message\n`)
-console.log('| headers | body | JS concat | buildHttpMessage | ratio | buildFromHead | ratio | pooled fillFromHead | ratio | JS fallback |')
-console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+console.log('| headers | body | JS concat | buildHttpMessage | ratio | pooled fillFromHead | ratio | JS fallback |')
+console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (const s of shapes) {
   const m = name => median(samples.get(s.head + s.kind + s.size + name))
   const js = m('js')
   const nat = m('native')
-  const fh = m('fromHead')
   const fill = m('fill')
   const size = s.size >= 1024 ? `${s.size / 1024} KiB` : `${s.size} B`
   console.log(`| ${s.n} | ${size} ${s.kind} | ${fmt(js)} | ${fmt(nat)} | ${(js / nat).toFixed(2)}x | ` +
-    `${fmt(fh)} | ${(js / fh).toFixed(2)}x | ${fmt(fill)} | ${(js / fill).toFixed(2)}x | ` +
+    `${fmt(fill)} | ${(js / fill).toFixed(2)}x | ` +
     `${fmt(m('fallback'))} |`)
 }
 console.log('\nratio = JS concat time / variant time (above 1 means the variant is faster).')

@@ -26,8 +26,8 @@ const debug = util.debuglog('http-oneshot')
 
 // The properties lib/ relies on; an addon built from another version of
 // src/binding.c would lack some of them and is treated as missing.
-const REQUIRED = ['build', 'fill', 'buildFromHead', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached',
-  'flags', 'errors', 'send', 'key']
+const REQUIRED = ['fill', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached', 'flags', 'errors',
+  'send', 'key']
 
 let binding = null
 let loadError = null
@@ -100,9 +100,8 @@ if (binding === null) {
   debug('native addon loaded')
 }
 
-// The export is the addon itself or null, as lib/shim.js tests it. null
-// cannot carry a property, so the reason is recorded on this module record,
-// where lib/build.js reads it and re-exports it as `loadError`, next to
+// The export is the addon itself or null. null cannot carry a property, so
+// why it is null is recorded on this module record: `loadError`, next to
 // `loadAdvice`, the words for any message that tells the user what to do
 // (null when loaded or turned off on purpose), and `adviceFor`, which makes
 // them.

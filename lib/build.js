@@ -664,9 +664,8 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
     validate(statusCode, code, reason, headers, snap, body)
     return assemble(renderJs(code, why, utf8, flat), body, flags)
   }
+  // A shape or type the branch above refuses, which validate() throws for.
   validate(statusCode, code, reason, headers, snap, body)
-  // validate() accepts nothing the branch above refuses.
-  throw errors.rejected('unknown', 0, buildHttpMessage)
 }
 
 // The header block cache's state, for tests: not part of the package's API

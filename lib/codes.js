@@ -64,4 +64,4 @@ function sendDetail (result) {
   return result > -FAILED_BASE ? -result - REJECT_BASE : -result - FAILED_BASE
 }
 
-module.exports = { FLAGS, ERRORS, KEY, SEND, SENT, sendOutcome, sendDetail }
+module.exports = { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail }

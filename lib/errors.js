@@ -160,7 +160,6 @@ function rejected (name, code, stackStart) {
 }
 
 module.exports = {
-  codedError,
   invalidArgType,
   invalidArgValue,
   invalidStatusCode,

@@ -39,22 +39,18 @@ const FALLBACK = Object.freeze({
   INVALID: 'invalid' // Node would throw, or the core rejected the message
 })
 
-// No cap on the body size by default (install({ maxBodySize }) sets one,
-// lib/decide.js setMaxBodySize()).
-// A body above COPY_MAX_BODY (lib/send.js, 4 KiB) takes the native path only
-// when it goes out in a direct write, where sendmsg() gathers the cached
-// header block and the body without a copy, and what the kernel did not
-// take goes to socket.write() as a view of the body; anything else (a header
-// block Node rendered, a socket that is not a plain TCP handle, a kernel
-// buffer that takes nothing) falls back with BODY_TOO_LARGE: copying such a
-// body into one Buffer with the header costs more than Node's own path.
-// Refs: benchmark/compare.js, benchmark/RESULTS.md ("bodies of every
-// size"), docs/fallbacks.md
+// No cap on the body size by default (install({ maxBodySize }) sets one).
 const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
 
 // Bodies up to this many bytes may be copied into one Buffer with the
-// header; larger ones go out only in a direct write, which gathers the body
-// without copying it (lib/send.js).
+// header. A larger one takes the native path only in a direct write, where
+// sendmsg() gathers the cached header block and the body without a copy,
+// and what the kernel did not take goes to socket.write() as a view of the
+// body; anything else (a header block Node rendered, a socket that is not
+// a plain TCP handle, a kernel buffer that takes nothing) falls back with
+// BODY_TOO_LARGE: copying such a body into one Buffer with the header costs
+// more than Node's own path.
+// Refs: benchmark/RESULTS.md ("bodies of every size"), docs/fallbacks.md
 const COPY_MAX_BODY = 4 * 1024
 
 // NODE_DEBUG=http: Node prints lines from end() and write_().

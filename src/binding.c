@@ -1,21 +1,11 @@
-/* binding.c: the addon's module init and its complete export table.
- *
- * The addon turns JS arguments into views for the serializer core
- * (src/http_message.h), measures, and writes each response once. Its files:
- *   napi.h              what the binding's files share; the only include of
- *                       node_api.h (see there for the rule)
- *   napi_args.{h,c}     JS values -> C views: strings into the arena, bodies
- *   arena.{h,c}         the scratch memory strings are copied to (plain C)
- *   napi_entry.{h,c}    build, fill, buildFromHead, fillFromHead, checkHead
- *   napi_cache.{h,c}    the slot cache: cacheSet, fillCached, sendCached
- *   binding.c           this file: init, constants, the export table
+/* binding.c: the addon's module init and its complete export table. The
+ * addon turns JS arguments into views for the serializer core
+ * (src/http_message.h), measures, and writes each response once.
  *
  * Exports. Every function's arguments and results are stated in full where
  * it is declared (napi_entry.h, napi_cache.h); in short:
- *   build(statusCode, reason, headers, body, flags)   -> Buffer | code
  *   fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset)
  *                                                      -> length | Buffer | -(code)
- *   buildFromHead(head, numHeaders, body, flags)      -> Buffer | code
  *   fillFromHead(dst, head, numHeaders, body, flags)  -> code
  *   checkHead(head, numHeaders)                       -> code
  *   cacheSet(slot, prefix, suffix, numHeaders)        -> code
@@ -31,11 +21,10 @@
  *             EINVAL_VALUE: 4, EINVAL_HEAD: 5, EINVAL_ARG: 6, EOVERFLOW: 7,
  *             E2BIG: 8, ENONASCII: 64 }            every rejection code: the
  *             core's (HM_ERRNO_MAP) and the binding's HB_ENONASCII
- *   send    { NOT_READY: -1, REJECT_BASE: 100, FAILED_BASE: 1000,
- *             ENONASCII: 64 }                      sendCached()'s results
- *             below 0: NOT_READY, -(REJECT_BASE + code), -(FAILED_BASE + errno);
- *             ENONASCII is the code a non-ASCII string under ASCII_ONLY
- *             gives, so -(REJECT_BASE + ENONASCII) (napi_cache.h)
+ *   send    { NOT_READY: -1, REJECT_BASE: 100, FAILED_BASE: 1000 }
+ *                                                  sendCached()'s results
+ *             below 0: NOT_READY, -(REJECT_BASE + code), -(FAILED_BASE + errno)
+ *             (napi_cache.h)
  *   key     { SHIFT: 4, REPEAT: 512, CHECK: 1024, STRING: 2048, BYTES: 4096,
  *             EMPTY: 8192, SLOT_COUNT: 8 }         the `key` argument of
  *             fillCached()/sendCached() (napi_cache.h); SLOT_COUNT slots
@@ -62,7 +51,6 @@ static void instance_free(napi_env env, void *data, void *hint)
   hb_instance_t *inst = data;
   hb_arena_free(&inst->arena);
   free(inst->fields);
-  free(inst->spans);
   hb_slots_free(inst);
   free(inst);
 }
@@ -109,7 +97,6 @@ static const constant_t send_list[] = {
     {"NOT_READY", HB_SEND_NOT_READY},
     {"REJECT_BASE", HB_SEND_REJECT_BASE},
     {"FAILED_BASE", HB_SEND_FAILED_BASE},
-    {"ENONASCII", HB_ENONASCII},
 };
 
 static const constant_t key_list[] = {
@@ -117,7 +104,6 @@ static const constant_t key_list[] = {
     {"STRING", HB_KEY_STRING},     {"BYTES", HB_KEY_BYTES},   {"EMPTY", HB_KEY_EMPTY},
     {"SLOT_COUNT", HB_SLOT_COUNT},
 };
-
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
 {
@@ -144,9 +130,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
 
   const napi_property_attributes e = napi_enumerable;
   napi_property_descriptor props[] = {
-      {"build", NULL, hb_js_build, NULL, NULL, NULL, e, inst},
       {"fill", NULL, hb_js_fill, NULL, NULL, NULL, e, inst},
-      {"buildFromHead", NULL, hb_js_build_from_head, NULL, NULL, NULL, e, inst},
       {"fillFromHead", NULL, hb_js_fill_from_head, NULL, NULL, NULL, e, inst},
       {"checkHead", NULL, hb_js_check_head, NULL, NULL, NULL, e, inst},
       {"cacheSet", NULL, hb_js_cache_set, NULL, NULL, NULL, e, inst},

@@ -65,16 +65,6 @@ static const unsigned char hm__field_table[256] = {
     /* 0xF0 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-int hm_is_token_char(unsigned char c)
-{
-  return hm__token_table[c];
-}
-
-int hm_is_field_char(unsigned char c)
-{
-  return hm__field_table[c];
-}
-
 const char *hm_err_name(hm_err_t err)
 {
   switch (err) {
@@ -462,23 +452,6 @@ hm_err_t hm_write(const hm_response_t *res, char *dst, size_t dst_len, size_t *w
     return HM_E2BIG;
   hm__emit(res, dst, need);
   *written = need;
-  return HM_OK;
-}
-
-hm_err_t hm_serialize(const hm_response_t *res, char *dst, size_t dst_len, size_t *len)
-{
-  if (len == NULL)
-    return HM_EINVAL_ARG;
-  size_t need;
-  const hm_err_t err = hm__validate_and_size(res, &need);
-  if (err != HM_OK)
-    return err;
-  if (dst == NULL && dst_len != 0)
-    return HM_EINVAL_ARG;
-  *len = need;
-  if (dst_len < need)
-    return HM_E2BIG;
-  hm__emit(res, dst, need);
   return HM_OK;
 }
 

@@ -77,28 +77,23 @@ hm_err_t hm_measure(const hm_response_t *res, size_t *len);
  * `dst` and `*written` are untouched. */
 hm_err_t hm_write(const hm_response_t *res, char *dst, size_t dst_len, size_t *written);
 
-/* Measures and writes `res` with one validation pass, for callers that
- * write into shared memory and only learn the size from the core: stores
- * the exact serialized size in `*len`, then writes the message into `dst`
- * when it fits (`dst_len` >= `*len`). Returns HM_OK when the message is at
- * `dst`; HM_E2BIG when it does not fit, with `*len` set and `dst` untouched
- * (`dst` may be NULL when `dst_len` is 0, which measures only); or the error
- * hm_measure() would return, with `*len` and `dst` untouched. Accepts
- * exactly what hm_measure() accepts and writes the bytes hm_write() writes. */
-hm_err_t hm_serialize(const hm_response_t *res, char *dst, size_t dst_len, size_t *len);
-
-/* hm_serialize() for header fields joined in one buffer, as a caller that
- * passes them in one piece has them: `fields_len` bytes at `fields` holding
- * exactly `res->num_headers` lines of the form `<name> NUL <value> CR LF`.
- * `res->headers` must be NULL; `views` (room for 2 * `res->num_headers`,
- * scratch owned by the caller) receives the names and values as views into
- * `fields`. NUL, CR and LF are valid in no name or value, so a name or
- * value holding one of them cannot pass for a line of its own: a line
- * without a NUL, a name or value with another byte Node rejects, or another
- * line count is rejected. Validates once (status, reason, then each line),
- * stores the size in `*len` and writes when it fits, returning as
- * hm_serialize() does; the bytes are those of hm_write() for the same
- * fields. `views` is unspecified after an error. */
+/* Measures and writes a response whose header fields are joined in one
+ * buffer, with one validation pass, for callers that write into shared
+ * memory and only learn the size from the core. `fields_len` bytes at
+ * `fields` hold exactly `res->num_headers` lines of the form
+ * `<name> NUL <value> CR LF`; `res->headers` must be NULL; `views` (room
+ * for 2 * `res->num_headers`, scratch owned by the caller) receives the
+ * names and values as views into `fields`. NUL, CR and LF are valid in no
+ * name or value, so a name or value holding one of them cannot pass for a
+ * line of its own: a line without a NUL, a name or value with another byte
+ * Node rejects, or another line count is rejected. Validates once (status,
+ * reason, then each line) and stores the exact serialized size in `*len`,
+ * then writes the message into `dst` when it fits (`dst_len` >= `*len`).
+ * Returns HM_OK when the message is at `dst`; HM_E2BIG when it does not
+ * fit, with `*len` set and `dst` untouched (`dst` may be NULL when
+ * `dst_len` is 0, which measures only); or the error, with `*len` and `dst`
+ * untouched. The bytes are those of hm_write() for the same fields. `views`
+ * is unspecified after an error. */
 hm_err_t hm_serialize_joined(const hm_response_t *res, const char *fields, size_t fields_len,
                              hm_str_t *views, char *dst, size_t dst_len, size_t *len);
 
@@ -110,7 +105,9 @@ hm_err_t hm_serialize_joined(const hm_response_t *res, const char *fields, size_
  * `head`, which must outlive their use) and has room for `fields_cap`
  * views. Returns HM_EINVAL_HEAD when the block has another shape or more
  * lines than fit; names, values and reason are validated afterwards by
- * hm_measure()/hm_write(), so a value with a stray CR or LF is rejected. */
+ * hm_measure()/hm_write(), so a value with a stray CR or LF is rejected.
+ * The binding does not call it: the C tests and the fuzzer check
+ * hm_check_head() and hm_write() against it. */
 hm_err_t hm_parse_head(const char *head, size_t len, hm_response_t *res, hm_str_t *fields,
                        size_t fields_cap);
 
@@ -177,13 +174,6 @@ hm_err_t hm_write_parts(const hm_parts_t *parts, char *dst, size_t dst_len, size
  * has it, or "unknown" for codes it does not list (Node's writeHead falls back
  * to that word). The string is static and NUL-terminated. */
 const char *hm_default_reason(unsigned status);
-
-/* Nonzero when `c` may appear in a header name (an RFC 9110 tchar). */
-int hm_is_token_char(unsigned char c);
-
-/* Nonzero when `c` may appear in a header value or reason phrase: HTAB,
- * 0x20..0x7E and 0x80..0xFF, as Node's checkInvalidHeaderChar allows. */
-int hm_is_field_char(unsigned char c);
 
 /* The error's symbolic name ("HM_EINVAL_NAME"), or "HM_UNKNOWN". Static. */
 const char *hm_err_name(hm_err_t err);

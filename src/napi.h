@@ -62,7 +62,7 @@
 #define HB_ENONASCII 64
 
 /* How many rendered header blocks the shim keeps in C, exported as
- * binding.slotCount (lib/render.js sizes its cache from it). */
+ * binding.key.SLOT_COUNT (lib/render.js sizes its cache from it). */
 #define HB_SLOT_COUNT 8
 
 /* One cached header block (src/napi_cache.c owns it), checked once by
@@ -96,11 +96,9 @@ typedef struct hb_instance_s {
   hb_slot_t slots[HB_SLOT_COUNT];
   /* The bytes of every string argument of one call (napi_args.h). */
   hb_arena_t arena;
-  /* Views of header fields and the offsets they are read to. */
+  /* Views of header fields. */
   hm_str_t *fields;
   size_t fields_cap;
-  struct hb_span_s *spans;
-  size_t spans_cap;
   /* sendCached(): a small message gathered for one send() (src/send.h). */
   char send_scratch[HM_SEND_COPY_MAX];
 } hb_instance_t;

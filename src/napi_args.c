@@ -225,7 +225,7 @@ static int convert_head_string(char *arena, size_t *used, hb_span_t *span, unsig
   return 0;
 }
 
-/* Names the part of a rendered head (as hm_parse_head splits it) that holds
+/* Names the part of a rendered head (status line, then `name: value` lines) that holds
  * byte `at`: the status line's reason, a header name or a header value. */
 static int head_part_at(const char *head, size_t at)
 {

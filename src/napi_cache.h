@@ -42,7 +42,7 @@
  *       -(HB_SEND_FAILED_BASE + errno): the write failed, nothing written;
  *                                 the caller must report that error.
  *     Results are exported as binding.send = { NOT_READY, REJECT_BASE,
- *     FAILED_BASE, ENONASCII }.
+ *     FAILED_BASE }.
  *
  * `slot` is 0..HB_SLOT_COUNT-1; `length` a non-negative safe integer, a
  * string of digits (copied as latin1; the core checks it), or -1 for the

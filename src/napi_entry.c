@@ -3,8 +3,6 @@
 #include "napi_entry.h"
 
 #include <assert.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "napi_args.h"
 
@@ -28,132 +26,6 @@ static napi_value emit(napi_env env, const hm_response_t *res)
     return hb_make_code(env, (int)err);
   }
   return buf;
-}
-
-/* Reads build()'s `headers`, a flat array of `*n` strings, each converted
- * as a name or a value (hb_read_head_string()) into `inst->spans`, with
- * `inst->fields` grown to match. Returns false with an exception pending on
- * misuse (not an array, an odd length, an element not a string) or when
- * memory runs out. */
-static bool read_header_array(napi_env env, hb_instance_t *inst, napi_value arr, unsigned flags,
-                              size_t *used, uint32_t *n, int *reject)
-{
-  bool is_array = false;
-  if (napi_is_array(env, arr, &is_array) != napi_ok) {
-    hb_throw_last_error(env);
-    return false;
-  }
-  if (!is_array) {
-    hb_throw_type_error(env, "build: argument 'headers' must be an array");
-    return false;
-  }
-  if (napi_get_array_length(env, arr, n) != napi_ok) {
-    hb_throw_last_error(env);
-    return false;
-  }
-  if (*n % 2 != 0) {
-    hb_throw_type_error(env, "build: argument 'headers' must have an even length");
-    return false;
-  }
-  if (!hb_grow((void **)&inst->spans, &inst->spans_cap, (size_t)*n, sizeof(hb_span_t)) ||
-      !hb_grow((void **)&inst->fields, &inst->fields_cap, (size_t)*n, sizeof(hm_str_t))) {
-    napi_throw_error(env, NULL, "build: out of memory");
-    return false;
-  }
-  for (uint32_t i = 0; i < *n; i++) {
-    napi_value el;
-    napi_status st = napi_get_element(env, arr, i, &el);
-    if (st == napi_ok) {
-      st = hb_read_head_string(env, inst, el, used, &inst->spans[i], flags,
-                               i % 2 == 0 ? HM_EINVAL_NAME : HM_EINVAL_VALUE, reject);
-    }
-    if (st == napi_string_expected) {
-      char msg[80];
-      (void)snprintf(msg, sizeof msg, "build: argument 'headers[%u]' must be a string",
-                     (unsigned)i);
-      hb_throw_type_error(env, msg);
-      return false;
-    }
-    if (st != napi_ok) {
-      hb_throw_last_error(env);
-      return false;
-    }
-  }
-  return true;
-}
-
-/* build(statusCode, reason, headers, body, flags); the contract is in
- * napi_entry.h. Longer than most: every argument is read and type-checked
- * in the order its error must surface (misuse before rejection, the status
- * line's rejection first), then the views are made in one place once the
- * arena has stopped moving. */
-napi_value hb_js_build(napi_env env, napi_callback_info info)
-{
-  napi_value argv[6];
-  hb_instance_t *inst = NULL;
-  if (!hb_get_args(env, info, argv, 5, &inst,
-                   "build: expected 5 arguments (statusCode, reason, headers, body, flags)")) {
-    return NULL;
-  }
-
-  unsigned flags = 0;
-  if (!hb_read_flags(env, argv[4], "build", &flags)) {
-    return NULL;
-  }
-
-  double status_d = 0;
-  if (napi_get_value_double(env, argv[0], &status_d) != napi_ok) {
-    return hb_throw_type_error(env, "build: argument 'statusCode' must be a number");
-  }
-
-  napi_valuetype reason_type;
-  HB_CALL(env, napi_typeof(env, argv[1], &reason_type));
-  if (reason_type != napi_string && reason_type != napi_undefined && reason_type != napi_null) {
-    return hb_throw_type_error(env, "build: argument 'reason' must be a string or undefined");
-  }
-
-  size_t used = 0;
-  int reject = 0;
-  hb_span_t reason = {0, 0};
-  if (reason_type == napi_string) {
-    HB_CALL(env, hb_read_head_string(env, inst, argv[1], &used, &reason, flags, HM_EINVAL_REASON,
-                                     &reject));
-  }
-  uint32_t n = 0;
-  if (!read_header_array(env, inst, argv[2], flags, &used, &n, &reject)) {
-    return NULL;
-  }
-  hb_span_t *spans = inst->spans;
-
-  hb_body_t body;
-  if (!hb_read_body(env, inst, argv[3], "build", flags, HB_HINT_ANY, &used, &body, &reject)) {
-    return NULL;
-  }
-  if (!hb_status_ok(status_d)) {
-    reject = HM_EINVAL_STATUS;
-  }
-  if (reject != 0) {
-    hb_arena_trim(&inst->arena);
-    return hb_make_code(env, reject);
-  }
-
-  /* The arena has stopped moving; turn offsets into views. */
-  for (uint32_t i = 0; i < n; i++) {
-    inst->fields[i].base = inst->arena.base + spans[i].off;
-    inst->fields[i].len = spans[i].len;
-  }
-  hm_response_t res;
-  res.status = (unsigned)status_d;
-  res.reason.base = reason_type == napi_string ? inst->arena.base + reason.off : NULL;
-  res.reason.len = reason.len;
-  res.headers = inst->fields;
-  res.num_headers = n / 2;
-  res.body = hb_body_str(inst, &body);
-  res.framing = (flags & HB_FLAG_CHUNKED) ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
-
-  napi_value out = emit(env, &res);
-  hb_arena_trim(&inst->arena);
-  return out;
 }
 
 /* Reads fill()'s `dst, offset` pair: an ArrayBuffer and an offset no
@@ -237,18 +109,11 @@ static bool read_fill_strings(napi_env env, hb_instance_t *inst, const napi_valu
   return hb_read_body(env, inst, argv[4], "fill", flags, HB_HINT_ANY, &used, &f->body, reject);
 }
 
-/* fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset):
- * build() for lib/build.js. The header fields come joined in one string,
- * `name NUL value CR LF` per line, read with one Node-API call instead of
- * two per field; the message is validated and sized once
- * (hm_serialize_joined()) and written at `offset` into `dst`, an
- * ArrayBuffer the caller hands out in pieces, when it fits there.
- *
- * Returns the message's length when it is in `dst` at `offset`; a Buffer
- * of its own holding the message when it does not fit (or `dst` is null);
- * or -(code) when the core rejects it, which lib/build.js explains with
- * Node's error. Longer than most: its three results each need the
- * response the core checked, so they are made here, side by side. */
+/* fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset);
+ * the contract is in napi_entry.h. The fields come joined in one string,
+ * read with one Node-API call instead of two per field. Longer than most:
+ * its three results each need the response the core checked, so they are
+ * made here, side by side. */
 napi_value hb_js_fill(napi_env env, napi_callback_info info)
 {
   napi_value argv[9];
@@ -341,68 +206,6 @@ static napi_status typed_bytes(napi_env env, napi_value v, napi_typedarray_type 
     return status;
   }
   return napi_get_typedarray_info(env, v, type, len, data, NULL, NULL);
-}
-/* buildFromHead(head, numHeaders, body, flags) */
-napi_value hb_js_build_from_head(napi_env env, napi_callback_info info)
-{
-  napi_value argv[5];
-  hb_instance_t *inst = NULL;
-  unsigned flags = 0;
-  uint32_t num_headers = 0;
-  if (!hb_get_args(env, info, argv, 4, &inst,
-                   "buildFromHead: expected 4 arguments (head, numHeaders, body, flags)") ||
-      !hb_read_flags(env, argv[3], "buildFromHead", &flags) ||
-      !hb_read_count(env, argv[1], "buildFromHead", &num_headers)) {
-    return NULL;
-  }
-
-  size_t used = 0;
-  int reject = 0;
-  hb_span_t head;
-  napi_status st = hb_read_head_string(env, inst, argv[0], &used, &head, flags, -1, &reject);
-  if (st == napi_string_expected) {
-    return hb_throw_type_error(env, "buildFromHead: argument 'head' must be a string");
-  }
-  HB_CALL(env, st);
-
-  hb_body_t body;
-  if (!hb_read_body(env, inst, argv[2], "buildFromHead", flags, HB_HINT_ANY, &used, &body,
-                    &reject)) {
-    return NULL;
-  }
-  if (reject != 0) {
-    hb_arena_trim(&inst->arena);
-    return hb_make_code(env, reject);
-  }
-
-  /* A header line takes at least 5 bytes ("a: \r\n"), so a count the head
-   * cannot hold is rejected before anything is sized from it. */
-  if ((size_t)num_headers > head.len / 5) {
-    hb_arena_trim(&inst->arena);
-    return hb_make_code(env, HM_EINVAL_HEAD);
-  }
-  size_t cap = (size_t)num_headers * 2;
-  if (!hb_grow((void **)&inst->fields, &inst->fields_cap, cap == 0 ? 1 : cap, sizeof(hm_str_t))) {
-    napi_throw_error(env, NULL, "buildFromHead: out of memory");
-    return NULL;
-  }
-
-  hm_response_t res;
-  memset(&res, 0, sizeof res);
-  hm_err_t err = hm_parse_head(inst->arena.base + head.off, head.len, &res, inst->fields, cap);
-  if (err == HM_OK && res.num_headers != num_headers) {
-    err = HM_EINVAL_HEAD;
-  }
-  if (err != HM_OK) {
-    hb_arena_trim(&inst->arena);
-    return hb_make_code(env, (int)err);
-  }
-  res.body = hb_body_str(inst, &body);
-  res.framing = (flags & HB_FLAG_CHUNKED) ? HM_FRAMING_CHUNKED : HM_FRAMING_RAW;
-
-  napi_value out = emit(env, &res);
-  hb_arena_trim(&inst->arena);
-  return out;
 }
 
 /* fillFromHead()'s head, read the cheapest way `flags` allow: as latin1

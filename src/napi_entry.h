@@ -9,22 +9,14 @@
  * HM_EOVERFLOW, HM_E2BIG) or HB_ENONASCII (a char >= 0x80 under
  * ASCII_ONLY), exported by name as binding.errors.
  *
- *   build(statusCode, reason, headers, body, flags) -> Buffer | code
- *     `headers` a flat [name, value, ...] array of strings. The message in
- *     a Buffer of its own, or the rejection code (never 0).
- *
  *   fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset)
  *                                          -> length | Buffer | -(code)
- *     build() for lib/build.js, with the fields joined in one string,
- *     `name NUL value CR LF` per line. A length n >= 0: the message is in
+ *     The whole message for lib/build.js: the status line (`reason`
+ *     undefined or null: the default phrase), the header fields joined in
+ *     one string, `name NUL value CR LF` per line, and the body. A length n >= 0: the message is in
  *     the ArrayBuffer `dst` at `offset` (n bytes). A Buffer: it did not fit
  *     there (or `dst` is null), and has a Buffer of its own. A number < 0:
  *     rejected with code -(result); nothing written.
- *
- *   buildFromHead(head, numHeaders, body, flags) -> Buffer | code
- *     A head Node rendered (status line through the blank line, with
- *     `numHeaders` header lines), checked (hm_parse_head) and followed by
- *     the body. The message, or the rejection code (never 0).
  *
  *   fillFromHead(dst, head, numHeaders, body, flags) -> code
  *     The shim's path when no cache slot applies: `head` and the body
@@ -43,9 +35,7 @@
 
 #include "napi.h"
 
-napi_value hb_js_build(napi_env env, napi_callback_info info);
 napi_value hb_js_fill(napi_env env, napi_callback_info info);
-napi_value hb_js_build_from_head(napi_env env, napi_callback_info info);
 napi_value hb_js_fill_from_head(napi_env env, napi_callback_info info);
 napi_value hb_js_check_head(napi_env env, napi_callback_info info);
 

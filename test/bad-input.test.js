@@ -5,8 +5,7 @@
 // code or statusMessage set on the response, and buildHttpMessage(). Every
 // server case runs on a real loopback server twice, on Node's own path and
 // with the shim installed, and must leave the same thrown error, the same
-// response state and the same bytes on the wire (docs/node-outgoing-path.md
-// §2.7, §5, §6.2). The handler catches the error and then finishes with a
+// response state and the same bytes on the wire. The handler catches the error and then finishes with a
 // valid response when it can, else destroys the socket, identically on both
 // paths, so the wire shows what the failed call left behind.
 
@@ -54,7 +53,7 @@ function caught (fn) {
   return null
 }
 
-// The response fields a failed call can leave changed (§5.1).
+// The response fields a failed call can leave changed.
 function state (res) {
   return {
     _header: maskDate(res._header),
@@ -231,7 +230,7 @@ function byteCases () {
     const valueOk = !BAD_VALUE_CHAR.test(value)
     // The finishing end('x') is native, also when a latin1 char made the
     // head non-ASCII for a UTF-8 string body: Node merges and writes both as
-    // UTF-8, and so does the native path (§2.8).
+    // UTF-8, and so does the native path.
     const valuePath = () => ({ native: 1 })
     cases.push(
       { name: `setHeader name ${hex}`, byte: b, ok: nameOk, path: { native: 1 }, act: res => res.setHeader(name, 'v') },
@@ -272,7 +271,8 @@ function byteCases () {
 t.test('every byte 0..255 in header names and values', async t => {
   const cases = byteCases()
   await parity(t, cases, (t, c, legacy) => {
-    // Node itself must reject exactly the bytes §2.7 lists, so parity is
+    // Node itself must reject exactly the bytes lib/_http_common.js
+    // checkIsHttpToken() and checkInvalidHeaderChar() refuse, so parity is
     // not agreement on something wrong.
     if (c.ok) {
       if (legacy.error !== null) t.fail(`${c.name}: Node accepted it`, legacy.error)
@@ -368,7 +368,7 @@ t.test('status codes', async t => {
     cases.push(
       // A bad status set on the response is Node's to reject ('invalid'),
       // inside end(), which leaves the socket corked, so the finishing end()
-      // is Node's too ('socket-busy', §5.1).
+      // is Node's too ('socket-busy').
       { name: `statusCode = ${label}, end()`, code, path: valid ? { native: 1 } : { invalid: 1, 'socket-busy': 1 }, act: res => { res.statusCode = code; res.end('x') } },
       { name: `writeHead(${label}, obj)`, code, path: { native: 1 }, act: res => res.writeHead(code, { 'Content-Length': '1' }) },
       { name: `writeHead(${label}, [raw])`, code, path: { native: 1 }, act: res => res.writeHead(code, ['Content-Length', '1']) },

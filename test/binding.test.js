@@ -1,8 +1,9 @@
 'use strict'
 
-// The addon's own contract (src/napi_entry.h, src/binding.c): misuse throws a TypeError, a
-// response the core rejects comes back as the numeric code, and buildFromHead
-// reproduces a head Node rendered. Also a self-test of test/helpers/llhttp.js.
+// The addon's own contract (src/napi_entry.h, src/napi_cache.h, src/binding.c):
+// misuse throws a TypeError, a response the core rejects comes back as its
+// code, and fillFromHead() reproduces a head Node rendered. Also a self-test
+// of test/helpers/llhttp.js.
 
 const http = require('node:http')
 const path = require('node:path')
@@ -24,10 +25,51 @@ function countLines (head) {
   return head.split('\r\n').length - 3
 }
 
+// lib/build.js joins header fields as `name NUL value CR LF` lines.
+function joined (flat) {
+  let s = ''
+  for (let i = 0; i < flat.length; i += 2) s += flat[i] + '\0' + flat[i + 1] + '\r\n'
+  return s
+}
+
+// fill() with no room of its own: the whole message as a Buffer, or the
+// rejection code (a positive number).
+function whole (status, reason, flat, body, flags) {
+  const r = binding.fill(joined(flat), flat.length / 2, status, reason, body, flags, null, 0)
+  return typeof r === 'number' ? -r : r
+}
+
+// The bytes Node sends for a head and a body: the head as latin1, or as
+// UTF-8 under HEAD_UTF8, the body as Buffer.from() encodes it, framed as one
+// chunk under CHUNKED.
+function message (head, body, flags) {
+  const utf8Head = (flags & HEAD_UTF8) !== 0
+  let bytes = body === undefined || body === null
+    ? Buffer.alloc(0)
+    : typeof body === 'string'
+      ? Buffer.from(body, (flags & BODY_LATIN1) !== 0 ? 'latin1' : 'utf8')
+      : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  if ((flags & CHUNKED) !== 0) {
+    bytes = bytes.length === 0
+      ? Buffer.from('0\r\n\r\n')
+      : Buffer.concat([Buffer.from(bytes.length.toString(16) + '\r\n'), bytes, Buffer.from('\r\n0\r\n\r\n')])
+  }
+  return Buffer.concat([Buffer.from(head, utf8Head ? 'utf8' : 'latin1'), bytes])
+}
+
+// fillFromHead() into a buffer sized for message() (a chunked head is
+// latin1 whatever the flags): the message, or the rejection code.
+function fromHead (head, n, body, flags) {
+  const size = message(head, body, (flags & CHUNKED) !== 0 ? flags & ~HEAD_UTF8 : flags).length
+  const dst = Buffer.alloc(size, 0x2a)
+  const code = binding.fillFromHead(dst, head, n, body, flags)
+  return code === 0 ? dst : code
+}
+
 test('the addon loads and exports its interface', async t => {
   t.not(binding, null, 'lib/binding.js loaded the addon (run `node scripts/build.js` first)')
-  t.equal(typeof binding.build, 'function')
-  t.equal(typeof binding.buildFromHead, 'function')
+  t.strictSame(Object.keys(binding), ['fill', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached', 'sendCached',
+    'canSend', 'flags', 'errors', 'send', 'key'], 'the complete export table (src/binding.c)')
   t.strictSame(binding.flags, { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4, ASCII_ONLY: 8, HEAD_ONE_BYTE: 16 })
   t.strictSame(binding.errors, {
     EINVAL_STATUS: 1,
@@ -45,24 +87,17 @@ test('the addon loads and exports its interface', async t => {
 
 test('misuse throws a TypeError naming the function and argument', async t => {
   const cases = [
-    [() => binding.build(), /^build: expected 5 arguments/],
-    [() => binding.build(200, undefined, [], undefined), /^build: expected 5 arguments/],
-    [() => binding.build(200, undefined, [], undefined, 0, 1), /^build: expected 5 arguments/],
-    [() => binding.build('200', undefined, [], undefined, 0), /^build: argument 'statusCode'/],
-    [() => binding.build(200, 5, [], undefined, 0), /^build: argument 'reason'/],
-    [() => binding.build(200, undefined, {}, undefined, 0), /^build: argument 'headers' must be an array/],
-    [() => binding.build(200, undefined, ['a'], undefined, 0), /^build: argument 'headers' must have an even length/],
-    [() => binding.build(200, undefined, ['a', 5], undefined, 0), /^build: argument 'headers\[1\]' must be a string/],
-    [() => binding.build(200, undefined, [], 5, 0), /^build: argument 'body'/],
-    [() => binding.build(200, undefined, [], new Uint16Array(1), 0), /^build: argument 'body'/],
-    [() => binding.build(200, undefined, [], new ArrayBuffer(1), 0), /^build: argument 'body'/],
-    [() => binding.build(200, undefined, [], undefined, '0'), /^build: argument 'flags' must be a number/],
-    [() => binding.build(200, undefined, [], undefined, 32), /^build: argument 'flags' has unknown bits/],
-    [() => binding.buildFromHead(), /^buildFromHead: expected 4 arguments/],
-    [() => binding.buildFromHead(5, 0, undefined, 0), /^buildFromHead: argument 'head' must be a string/],
-    [() => binding.buildFromHead('HTTP/1.1 200 OK\r\n\r\n', '0', undefined, 0), /^buildFromHead: argument 'numHeaders'/],
-    [() => binding.buildFromHead('HTTP/1.1 200 OK\r\n\r\n', 0, {}, 0), /^buildFromHead: argument 'body'/],
-    [() => binding.buildFromHead('HTTP/1.1 200 OK\r\n\r\n', 0, undefined, null), /^buildFromHead: argument 'flags'/]
+    [() => binding.fill('', 0, 200, undefined, new Uint16Array(1), 0, null, 0), /^fill: argument 'body'/],
+    [() => binding.fill('', 0, 200, undefined, new ArrayBuffer(1), 0, null, 0), /^fill: argument 'body'/],
+    [() => binding.fill('', 0, 200, undefined, undefined, '0', null, 0), /^fill: argument 'flags' must be a number/],
+    [() => binding.fill('', 0, 200, undefined, undefined, 32, null, 0), /^fill: argument 'flags' has unknown bits/],
+    [() => binding.fillFromHead(), /^fillFromHead: expected 5 arguments/],
+    [() => binding.fillFromHead(Buffer.alloc(19), 5, 0, undefined, 0), /^fillFromHead: argument 'head' must be a string/],
+    [() => binding.fillFromHead(Buffer.alloc(19), 'HTTP/1.1 200 OK\r\n\r\n', '0', undefined, 0),
+      /^fillFromHead: argument 'numHeaders'/],
+    [() => binding.fillFromHead(Buffer.alloc(19), 'HTTP/1.1 200 OK\r\n\r\n', 0, {}, 0), /^fillFromHead: argument 'body'/],
+    [() => binding.fillFromHead(Buffer.alloc(19), 'HTTP/1.1 200 OK\r\n\r\n', 0, undefined, null),
+      /^fillFromHead: argument 'flags'/]
   ]
   for (const [fn, message] of cases) {
     t.throws(fn, { name: 'TypeError', message }, String(message))
@@ -71,58 +106,60 @@ test('misuse throws a TypeError naming the function and argument', async t => {
 
 test('a rejected response returns the core error code', async t => {
   const { errors } = binding
-  t.equal(binding.build(99, undefined, [], undefined, 0), errors.EINVAL_STATUS)
-  t.equal(binding.build(1000, undefined, [], undefined, 0), errors.EINVAL_STATUS)
-  t.equal(binding.build(200.5, undefined, [], undefined, 0), errors.EINVAL_STATUS)
-  t.equal(binding.build(NaN, undefined, [], undefined, 0), errors.EINVAL_STATUS)
-  t.equal(binding.build(200, 'a\nb', [], undefined, 0), errors.EINVAL_REASON)
-  t.equal(binding.build(200, 'a\u0100', [], undefined, 0), errors.EINVAL_REASON)
-  t.equal(binding.build(200, undefined, ['a b', 'x'], undefined, 0), errors.EINVAL_NAME)
-  t.equal(binding.build(200, undefined, ['', 'x'], undefined, 0), errors.EINVAL_NAME)
-  t.equal(binding.build(200, undefined, ['X\u0d0a', 'x'], undefined, 0), errors.EINVAL_NAME)
-  t.equal(binding.build(200, undefined, ['a', 'x\r\nInjected: 1'], undefined, 0), errors.EINVAL_VALUE)
-  t.equal(binding.build(200, undefined, ['a', '\u0d0a'], undefined, HEAD_UTF8), errors.EINVAL_VALUE,
+  t.equal(whole(99, undefined, [], undefined, 0), errors.EINVAL_STATUS)
+  t.equal(whole(1000, undefined, [], undefined, 0), errors.EINVAL_STATUS)
+  t.equal(whole(200.5, undefined, [], undefined, 0), errors.EINVAL_STATUS)
+  t.equal(whole(NaN, undefined, [], undefined, 0), errors.EINVAL_STATUS)
+  t.equal(whole(200, 'a\nb', [], undefined, 0), errors.EINVAL_REASON)
+  t.equal(whole(200, 'a\u0100', [], undefined, 0), errors.EINVAL_REASON)
+  t.equal(whole(200, undefined, ['a b', 'x'], undefined, 0), errors.EINVAL_NAME)
+  t.equal(whole(200, undefined, ['', 'x'], undefined, 0), errors.EINVAL_NAME)
+  t.equal(whole(200, undefined, ['X\u0d0a', 'x'], undefined, 0), errors.EINVAL_VALUE,
+    'a char above 0xFF anywhere in the joined fields')
+  t.equal(whole(200, undefined, ['a', 'x\r\nInjected: 1'], undefined, 0), errors.EINVAL_HEAD,
+    'an injected line is one line more than counted')
+  t.equal(whole(200, undefined, ['a', '\u0d0a'], undefined, HEAD_UTF8), errors.EINVAL_VALUE,
     'U+0D0A is never truncated to LF')
-  t.equal(binding.build(200, undefined, ['a', '\u0141'], undefined, 0), errors.EINVAL_VALUE,
+  t.equal(whole(200, undefined, ['a', '\u0141'], undefined, 0), errors.EINVAL_VALUE,
     'U+0141 is never truncated to "A"')
-  t.equal(binding.build(200, undefined, ['a', '\ud800'], undefined, 0), errors.EINVAL_VALUE)
-  t.equal(binding.build(200, undefined, ['a', 'ok', 'b', 'bad\0'], 'body', 0), errors.EINVAL_VALUE)
+  t.equal(whole(200, undefined, ['a', '\ud800'], undefined, 0), errors.EINVAL_VALUE)
+  t.equal(whole(200, undefined, ['a', 'ok', 'b', 'bad\0'], 'body', 0), errors.EINVAL_VALUE)
 })
 
-test('build writes what Buffer.from would', async t => {
+test('fill writes what Buffer.from would', async t => {
   const body = 'a\ud800b\u00e9\u4e2d\ud83d\ude00'
-  const out = binding.build(200, undefined, ['X', 'caf\u00e9'], body, 0)
+  const out = whole(200, undefined, ['X', 'caf\u00e9'], body, 0)
   t.ok(out.equals(Buffer.concat([
     Buffer.from('HTTP/1.1 200 OK\r\nX: caf\u00e9\r\n\r\n', 'latin1'),
     Buffer.from(body, 'utf8')
   ])), 'utf8 body, latin1 head')
-  const out2 = binding.build(200, 'Ol\u00e9', ['X', 'caf\u00e9'], body, BODY_LATIN1 | HEAD_UTF8)
+  const out2 = whole(200, 'Ol\u00e9', ['X', 'caf\u00e9'], body, BODY_LATIN1 | HEAD_UTF8)
   t.ok(out2.equals(Buffer.concat([
     Buffer.from('HTTP/1.1 200 Ol\u00e9\r\nX: caf\u00e9\r\n\r\n', 'utf8'),
     Buffer.from(body, 'latin1')
   ])), 'latin1 body, utf8 head')
   const pool = Buffer.from('0123456789')
   const view = new Uint8Array(pool.buffer, pool.byteOffset + 2, 5)
-  t.equal(binding.build(200, '', [], view, 0).toString('latin1'), 'HTTP/1.1 200 \r\n\r\n23456', 'byte offset')
-  t.equal(binding.build(200, undefined, [], new Uint8ClampedArray([65, 66]), 0).toString('latin1'),
+  t.equal(whole(200, '', [], view, 0).toString('latin1'), 'HTTP/1.1 200 \r\n\r\n23456', 'byte offset')
+  t.equal(whole(200, undefined, [], new Uint8ClampedArray([65, 66]), 0).toString('latin1'),
     'HTTP/1.1 200 OK\r\n\r\nAB')
-  t.equal(binding.build(204, undefined, [], null, CHUNKED).toString('latin1'),
+  t.equal(whole(204, undefined, [], null, CHUNKED).toString('latin1'),
     'HTTP/1.1 204 No Content\r\n\r\n0\r\n\r\n', 'null body, chunked')
   // Strings larger than the kept scratch memory, several times in a row.
   for (let i = 0; i < 3; i++) {
     const big = 'x\u00e9'.repeat(1024 * 1024) + i
-    const got = binding.build(200, undefined, [], big, 0)
+    const got = whole(200, undefined, [], big, 0)
     const want = Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\n\r\n'), Buffer.from(big)])
     t.ok(got.equals(want), `2 MiB string body, round ${i}`)
   }
   const many = []
   for (let i = 0; i < 500; i++) many.push(`X-${i}`, 'v'.repeat(i))
-  const got = binding.build(200, undefined, many, '', 0).toString('latin1')
+  const got = whole(200, undefined, many, '', 0).toString('latin1')
   t.equal(got.split('\r\n').length, 503, '500 headers')
   t.ok(got.includes(`X-499: ${'v'.repeat(499)}\r\n`))
 })
 
-test('buildFromHead round trips a head Node rendered', async t => {
+test('fillFromHead round trips a head Node rendered', async t => {
   const res = nodeResponse()
   res.sendDate = false
   res.setHeader('Content-Type', 'text/plain; charset=utf-8')
@@ -135,91 +172,91 @@ test('buildFromHead round trips a head Node rendered', async t => {
   t.equal(n, 7, 'seven header lines')
 
   const body = Buffer.from('hello')
-  t.ok(binding.buildFromHead(head, n, body, 0).equals(Buffer.concat([Buffer.from(head, 'latin1'), body])),
+  t.ok(fromHead(head, n, body, 0).equals(Buffer.concat([Buffer.from(head, 'latin1'), body])),
     'latin1 head + Buffer body')
-  t.ok(binding.buildFromHead(head, n, 'h\u00e9llo', HEAD_UTF8).equals(Buffer.from(head + 'h\u00e9llo', 'utf8')),
+  t.ok(fromHead(head, n, 'h\u00e9llo', HEAD_UTF8).equals(Buffer.from(head + 'h\u00e9llo', 'utf8')),
     'utf8 head + utf8 body, as Node merges them')
-  t.ok(binding.buildFromHead(head, n, 'h\u00e9', BODY_LATIN1).equals(Buffer.from(head + 'h\u00e9', 'latin1')),
+  t.ok(fromHead(head, n, 'h\u00e9', BODY_LATIN1).equals(Buffer.from(head + 'h\u00e9', 'latin1')),
     'latin1 head + latin1 body')
-  t.equal(binding.buildFromHead(head, n, 'abc', CHUNKED).toString('latin1'), head + '3\r\nabc\r\n0\r\n\r\n',
+  t.equal(fromHead(head, n, 'abc', CHUNKED).toString('latin1'), head + '3\r\nabc\r\n0\r\n\r\n',
     'chunked')
-  t.equal(binding.buildFromHead(head, n, undefined, 0).toString('latin1'), head, 'no body')
+  t.equal(fromHead(head, n, undefined, 0).toString('latin1'), head, 'no body')
 
-  const { messages, error } = parseResponse(binding.buildFromHead(head, n, body, 0))
+  const { messages, error } = parseResponse(fromHead(head, n, body, 0))
   t.equal(error, null)
   t.equal(messages[0].statusCode, 201)
   t.equal(messages[0].body.toString(), 'hello')
 })
 
-test('buildFromHead rejects a head that is not what it claims', async t => {
+test('fillFromHead rejects a head that is not what it claims', async t => {
   const { errors } = binding
   const head = 'HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\n\r\n'
-  t.type(binding.buildFromHead(head, 2, '', 0), Buffer)
-  t.equal(binding.buildFromHead(head, 1, '', 0), errors.EINVAL_HEAD, 'one line fewer than the head has')
-  t.equal(binding.buildFromHead(head, 3, '', 0), errors.EINVAL_HEAD, 'one line more than the head has')
-  t.equal(binding.buildFromHead(head, 4294967295, '', 0), errors.EINVAL_HEAD, 'absurd count')
+  t.type(fromHead(head, 2, '', 0), Buffer)
+  t.equal(fromHead(head, 1, '', 0), errors.EINVAL_HEAD, 'one line fewer than the head has')
+  t.equal(fromHead(head, 3, '', 0), errors.EINVAL_HEAD, 'one line more than the head has')
+  t.equal(fromHead(head, 4294967295, '', 0), errors.EINVAL_HEAD, 'absurd count')
   // A value that smuggles a line ending or a second header.
-  const cr = binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\ry\r\n\r\n', 1, '', 0)
+  const cr = fromHead('HTTP/1.1 200 OK\r\nA: x\ry\r\n\r\n', 1, '', 0)
   t.ok(cr === errors.EINVAL_VALUE || cr === errors.EINVAL_HEAD, `bare CR in a value (${cr})`)
-  const lf = binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\ny\r\n\r\n', 1, '', 0)
+  const lf = fromHead('HTTP/1.1 200 OK\r\nA: x\ny\r\n\r\n', 1, '', 0)
   t.ok(lf === errors.EINVAL_VALUE || lf === errors.EINVAL_HEAD, `bare LF in a value (${lf})`)
-  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\r\nInjected: 1\r\n\r\n', 1, '', 0),
+  t.equal(fromHead('HTTP/1.1 200 OK\r\nA: x\r\nInjected: 1\r\n\r\n', 1, '', 0),
     errors.EINVAL_HEAD, 'an injected line changes the count')
-  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\u0d0ay\r\n\r\n', 1, '', 0), errors.EINVAL_VALUE,
+  t.equal(fromHead('HTTP/1.1 200 OK\r\nA: x\u0d0ay\r\n\r\n', 1, '', 0), errors.EINVAL_VALUE,
     'U+0D0A in a value')
-  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nA\u0d0a: x\r\n\r\n', 1, '', 0), errors.EINVAL_NAME,
+  t.equal(fromHead('HTTP/1.1 200 OK\r\nA\u0d0a: x\r\n\r\n', 1, '', 0), errors.EINVAL_NAME,
     'U+0D0A in a name')
-  t.equal(binding.buildFromHead('HTTP/1.1 200 O\u0d0aK\r\n\r\n', 0, '', 0), errors.EINVAL_REASON,
+  t.equal(fromHead('HTTP/1.1 200 O\u0d0aK\r\n\r\n', 0, '', 0), errors.EINVAL_REASON,
     'U+0D0A in the reason')
-  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nA: x\r\n', 1, '', 0), errors.EINVAL_HEAD, 'no final CRLF')
-  t.equal(binding.buildFromHead('HTTP/1.0 200 OK\r\n\r\n', 0, '', 0), errors.EINVAL_HEAD, 'not HTTP/1.1')
-  t.equal(binding.buildFromHead('', 0, '', 0), errors.EINVAL_HEAD, 'empty')
+  t.equal(fromHead('HTTP/1.1 200 OK\r\nA: x\r\n', 1, '', 0), errors.EINVAL_HEAD, 'no final CRLF')
+  t.equal(fromHead('HTTP/1.0 200 OK\r\n\r\n', 0, '', 0), errors.EINVAL_HEAD, 'not HTTP/1.1')
+  t.equal(fromHead('', 0, '', 0), errors.EINVAL_HEAD, 'empty')
 })
 
 test('ASCII_ONLY rejects any char >= 0x80 in the head or a string body', async t => {
   const { errors } = binding
   const head = 'HTTP/1.1 200 OK\r\nX: a\r\n\r\n'
-  t.equal(binding.buildFromHead(head, 1, 'ascii', ASCII_ONLY).toString('latin1'), head + 'ascii')
-  t.equal(binding.buildFromHead('HTTP/1.1 200 OK\r\nX: \u00e9\r\n\r\n', 1, '', ASCII_ONLY), errors.ENONASCII)
-  t.equal(binding.buildFromHead(head, 1, '\u00e9', ASCII_ONLY), errors.ENONASCII, 'utf8 body')
+  t.equal(fromHead(head, 1, 'ascii', ASCII_ONLY).toString('latin1'), head + 'ascii')
+  t.equal(fromHead('HTTP/1.1 200 OK\r\nX: \u00e9\r\n\r\n', 1, '', ASCII_ONLY), errors.ENONASCII)
+  t.equal(fromHead(head, 1, '\u00e9', ASCII_ONLY), errors.ENONASCII, 'utf8 body')
   // The body's UTF-8 byte count against its UTF-16 length decides.
   for (const [body, label] of [['ab\u0141', 'a char above 0xFF'], ['a\ud800', 'a lone surrogate'],
     ['\ud83d\ude00', 'a surrogate pair'], ['x'.repeat(100) + '\u0080', 'a last char of 0x80'],
     ['x'.repeat(100) + '\u0141', 'a long body with a char above 0xFF'],
     ['x'.repeat(100) + '\ud800', 'a long body with a lone surrogate']]) {
-    t.equal(binding.buildFromHead(head, 1, body, ASCII_ONLY), errors.ENONASCII, `utf8 body: ${label}`)
+    t.equal(fromHead(head, 1, body, ASCII_ONLY), errors.ENONASCII, `utf8 body: ${label}`)
   }
   // Bodies of up to 62 chars are read as UTF-16 and narrowed, longer ones
   // as UTF-8: each length around that bound, ASCII or not in its last char
   // (a char whose low byte is ASCII too: narrowing must not hide it).
   for (const n of [1, 2, 8, 61, 62, 63, 64, 65, 130]) {
     const ascii = 'abcdefgh'.repeat(17).slice(0, n)
-    t.equal(binding.buildFromHead(head, 1, ascii, ASCII_ONLY).toString('latin1'), head + ascii,
+    t.equal(fromHead(head, 1, ascii, ASCII_ONLY).toString('latin1'), head + ascii,
       `${n} ASCII chars`)
     for (const last of ['\u0080', '\u00ff', '\u0141', '\u2028', '\ud800', '\udc00']) {
       const text = ascii.slice(0, -1) + last
-      t.equal(binding.buildFromHead(head, 1, text, ASCII_ONLY), errors.ENONASCII,
+      t.equal(fromHead(head, 1, text, ASCII_ONLY), errors.ENONASCII,
         `${n} chars, the last U+${last.charCodeAt(0).toString(16)}`)
-      t.equal(binding.buildFromHead(head, 1, text, ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
+      t.equal(fromHead(head, 1, text, ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
         `${n} chars, the last U+${last.charCodeAt(0).toString(16)}, latin1`)
     }
   }
-  t.equal(binding.buildFromHead(head, 1, '', ASCII_ONLY).toString('latin1'), head, 'an empty body')
-  t.equal(binding.buildFromHead(head, 1, 'a\0b\0', ASCII_ONLY).toString('latin1'), head + 'a\0b\0',
+  t.equal(fromHead(head, 1, '', ASCII_ONLY).toString('latin1'), head, 'an empty body')
+  t.equal(fromHead(head, 1, 'a\0b\0', ASCII_ONLY).toString('latin1'), head + 'a\0b\0',
     'NUL chars are body bytes')
   const joined = ['ab', 'cd'].join('') + 'x'.repeat(3)
-  t.equal(binding.buildFromHead(head, 1, joined, ASCII_ONLY).toString('latin1'), head + joined,
+  t.equal(fromHead(head, 1, joined, ASCII_ONLY).toString('latin1'), head + joined,
     'a string V8 keeps in pieces')
   const long = 'ascii '.repeat(3000)
-  t.equal(binding.buildFromHead(head, 1, long, ASCII_ONLY).toString('latin1'), head + long, 'long ASCII body')
-  t.equal(binding.buildFromHead(head, 1, '\u0141', ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
+  t.equal(fromHead(head, 1, long, ASCII_ONLY).toString('latin1'), head + long, 'long ASCII body')
+  t.equal(fromHead(head, 1, '\u0141', ASCII_ONLY | BODY_LATIN1), errors.ENONASCII,
     'latin1 body whose low byte is ASCII')
-  t.equal(binding.buildFromHead(head, 1, '\x7f', ASCII_ONLY | BODY_LATIN1).toString('latin1'), head + '\x7f')
-  t.ok(binding.buildFromHead(head, 1, Buffer.from([0xff]), ASCII_ONLY).equals(Buffer.from(head + '\xff', 'latin1')),
+  t.equal(fromHead(head, 1, '\x7f', ASCII_ONLY | BODY_LATIN1).toString('latin1'), head + '\x7f')
+  t.ok(fromHead(head, 1, Buffer.from([0xff]), ASCII_ONLY).equals(Buffer.from(head + '\xff', 'latin1')),
     'Buffer bodies are bytes, not text')
-  t.equal(binding.build(200, 'Ol\u00e9', [], undefined, ASCII_ONLY), errors.ENONASCII, 'reason')
-  t.equal(binding.build(200, undefined, ['X', '\u00e9'], undefined, ASCII_ONLY), errors.ENONASCII, 'value')
-  t.equal(binding.build(200, undefined, ['X', '\u0100'], undefined, ASCII_ONLY), errors.EINVAL_VALUE,
+  t.equal(whole(200, 'Ol\u00e9', [], undefined, ASCII_ONLY), errors.ENONASCII, 'reason')
+  t.equal(whole(200, undefined, ['X', '\u00e9'], undefined, ASCII_ONLY), errors.ENONASCII, 'value')
+  t.equal(whole(200, undefined, ['X', '\u0100'], undefined, ASCII_ONLY), errors.EINVAL_VALUE,
     'a char above 0xFF is still invalid, not merely non-ASCII')
 })
 
@@ -227,7 +264,7 @@ test('the addon works in a worker thread (context aware)', async t => {
   const script = `
     const { parentPort } = require('node:worker_threads')
     const b = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'binding.js'))})
-    parentPort.postMessage(b.build(200, undefined, ['X', 'y'], 'z', 0).toString('latin1'))
+    parentPort.postMessage(b.fill('X\\0y\\r\\n', 1, 200, undefined, 'z', 0, null, 0).toString('latin1'))
   `
   const out = await new Promise((resolve, reject) => {
     const w = new Worker(script, { eval: true })
@@ -235,7 +272,7 @@ test('the addon works in a worker thread (context aware)', async t => {
     w.once('error', reject)
   })
   t.equal(out, 'HTTP/1.1 200 OK\r\nX: y\r\n\r\nz')
-  t.equal(binding.build(200, undefined, [], 'still', 0).toString('latin1'), 'HTTP/1.1 200 OK\r\n\r\nstill',
+  t.equal(whole(200, undefined, [], 'still', 0).toString('latin1'), 'HTTP/1.1 200 OK\r\n\r\nstill',
     'the main thread is unaffected after the worker exits')
 })
 
@@ -352,23 +389,17 @@ test('checkHead validates a rendered block', t => {
   t.end()
 })
 
-// lib/build.js joins header fields as `name NUL value CR LF` lines.
-function joined (flat) {
-  let s = ''
-  for (let i = 0; i < flat.length; i += 2) s += flat[i] + '\0' + flat[i + 1] + '\r\n'
-  return s
-}
-
 test('fill writes into an ArrayBuffer at an offset, or returns a Buffer of its own', t => {
   const flat = ['Content-Type', 'text/plain', 'X-Latin1', 'caf\u00e9']
   for (const [body, flags] of [['hi', 0], [Buffer.from('hi'), 0], ['h\u00e9', BODY_LATIN1],
     ['h\u00e9', HEAD_UTF8], [undefined, CHUNKED], ['chunk', CHUNKED], [null, 0]]) {
-    const want = binding.build(200, 'Fine', flat, body, flags)
+    const want = message('HTTP/1.1 200 Fine\r\nContent-Type: text/plain\r\nX-Latin1: caf\u00e9\r\n\r\n', body, flags)
+    t.ok(whole(200, 'Fine', flat, body, flags).equals(want), `a Buffer of its own, flags ${flags}`)
     const ab = new ArrayBuffer(want.length + 16)
     new Uint8Array(ab).fill(0x2a)
     const n = binding.fill(joined(flat), 2, 200, 'Fine', body, flags, ab, 8)
     t.equal(n, want.length, `length, flags ${flags}`)
-    t.ok(Buffer.from(ab, 8, n).equals(want), '  the bytes build() writes')
+    t.ok(Buffer.from(ab, 8, n).equals(want), '  the same bytes')
     const bytes = new Uint8Array(ab)
     t.ok(bytes.subarray(0, 8).every(b => b === 0x2a) && bytes.subarray(8 + n).every(b => b === 0x2a),
       '  nothing written outside them')
@@ -377,9 +408,9 @@ test('fill writes into an ArrayBuffer at an offset, or returns a Buffer of its o
   new Uint8Array(ab).fill(0x2a)
   const own = binding.fill(joined(flat), 2, 200, undefined, 'x'.repeat(30), 0, ab, 0)
   t.ok(Buffer.isBuffer(own), 'a message that does not fit comes back as a Buffer')
-  t.ok(own.equals(binding.build(200, undefined, flat, 'x'.repeat(30), 0)), '  with the same bytes')
+  t.ok(own.equals(whole(200, undefined, flat, 'x'.repeat(30), 0)), '  with the same bytes')
   t.ok(new Uint8Array(ab).every(b => b === 0x2a), '  and dst is left untouched')
-  const exact = binding.build(200, undefined, [], 'abc', 0).length
+  const exact = whole(200, undefined, [], 'abc', 0).length
   t.equal(binding.fill('', 0, 200, undefined, 'abc', 0, new ArrayBuffer(exact + 3), 3), exact,
     'a message that fits exactly to the end')
   t.ok(Buffer.isBuffer(binding.fill('', 0, 200, undefined, 'abc', 0, null, 0)), 'null dst')
@@ -389,11 +420,11 @@ test('fill writes into an ArrayBuffer at an offset, or returns a Buffer of its o
 
   const big = 'x\u00e9'.repeat(1024 * 1024)
   const got = binding.fill(joined(flat), 2, 200, undefined, big, 0, new ArrayBuffer(64), 0)
-  t.ok(got.equals(binding.build(200, undefined, flat, big, 0)), 'a 3 MiB string body')
+  t.ok(got.equals(whole(200, undefined, flat, big, 0)), 'a 3 MiB string body')
   t.end()
 })
 
-test('fill rejects what build() rejects, as a negative code', t => {
+test('fill rejects a message the core rejects, as a negative code', t => {
   const { errors } = binding
   const ab = new ArrayBuffer(256)
   new Uint8Array(ab).fill(0x2a)

@@ -3,7 +3,7 @@
 // Every response fixture runs twice against a real server on 127.0.0.1:0,
 // once on Node's own path and once with the shim installed; the raw bytes,
 // the response state, the event order and the path taken must match
-// (STYLE.md §5, docs/node-outgoing-path.md Appendix B).
+// (docs/architecture.md, "Tests").
 
 const fs = require('node:fs')
 const os = require('node:os')

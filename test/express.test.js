@@ -2,8 +2,7 @@
 
 // Express 5 apps on a real loopback server: every route is requested once on
 // Node's own path and once with the shim installed, and the raw bytes must be
-// identical. The shim's counters show which responses took the native path
-// (docs/node-outgoing-path.md §8.1, §8.4).
+// identical. The shim's counters show which responses took the native path.
 
 const fs = require('node:fs')
 const http = require('node:http')
@@ -136,8 +135,9 @@ t.test("app.set('etag', false)", async t => {
     t.notMatch(legacy.text, /ETag/)
   })
   t.test('res.json', t => compare(t, port, GET('/json'), { native: 1 }, totals))
-  // A UTF-8 string body whose character count differs from its byte count
-  // would change the socket's write accounting (§6.1 item 9): Node's path.
+  // A UTF-8 string body whose character count differs from its byte count:
+  // the socket's write accounting must end as on Node's path
+  // (docs/architecture.md, "What a direct write must leave").
   t.test('res.send(non-ASCII short string)', t =>
     compare(t, port, GET('/utf8'), { native: 1 }, totals))
   t.test('res.send(long string) becomes a Buffer', t =>

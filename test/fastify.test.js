@@ -3,9 +3,8 @@
 // Fastify 5 on a real loopback server: every route is requested once on
 // Node's own path and once with the shim installed, and the raw bytes must be
 // identical. Fastify renders its headers with writeHead() and then calls
-// end(payload, null, null), the writeHead-first path
-// (docs/node-outgoing-path.md §8.2). fastify.inject() runs on a fake socket
-// (light-my-request, §8.5) and must always take Node's own path.
+// end(payload, null, null), the writeHead-first path. fastify.inject() runs
+// on a fake socket (light-my-request) and must always take Node's own path.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -70,8 +69,9 @@ t.test('fastify on a loopback server', async t => {
   })
   t.test('reply.code(201).send(object)', t => compare(t, port, GET('/created'), native1, totals))
   t.test('reply.send(string)', t => compare(t, port, GET('/text'), native1, totals))
-  // A UTF-8 string whose character count differs from its byte count would
-  // change the socket's write accounting (§6.1 item 9): Node's path.
+  // A UTF-8 string whose character count differs from its byte count: the
+  // socket's write accounting must end as on Node's path
+  // (docs/architecture.md, "What a direct write must leave").
   t.test('reply.send(non-ASCII string)', async t => {
     const { legacy } = await compare(t, port, GET('/utf8'), { native: 1 }, totals)
     t.equal(legacy.messages[0].body.toString(), 'café ☕')

@@ -3,7 +3,7 @@
 // Connection-level behaviour on both paths: many responses on one keep-alive
 // socket (a framing mistake desynchronises every later response), pipelining,
 // the per-socket request limit, HTTP/1.0, clients that go away, and socket
-// write errors (docs/node-outgoing-path.md §1.5, §2.6, §5.5).
+// write errors (Node's lib/_http_server.js resOnFinish(), socketOnError()).
 
 const t = require('tap')
 
@@ -366,7 +366,7 @@ t.test('clients that go away', async t => {
     for (const c of [legacy, native]) {
       if (finish) {
         t.ok(c.events.includes('finish') && c.events.includes('cb') && c.events.includes('close'),
-          'finish, the callback and close still happen (§5.5 case 3)')
+          'finish, the callback and close still happen (a reset during the write)')
       } else {
         t.ok(!c.events.includes('finish') && c.events.some(e => /^cb:./.test(e)) && c.events.includes('close'),
           'no finish; the callback gets the error, and close happens')
@@ -428,14 +428,14 @@ t.test('a write error on the second response of a connection', async t => {
     }
   })
   // The sequence this Node line produces for a failed final write (see
-  // regressions.test.js §7.1.5).
+  // regressions.test.js, 'a failed socket write is reported as legacy does').
   const report = await writeErrorReport()
   const order = report.finish
     ? ['1:prefinish', '1:finish', '1:cb', '1:close', 'clientError:EPIPE', '1:socket-error:EPIPE:write',
         '1:socket-close']
     : ['1:prefinish', `1:cb:${report.callbackError}`, 'clientError:EPIPE', '1:socket-error:EPIPE:write',
         '1:close', '1:socket-close']
-  t.strictSame(native.events.filter(e => order.includes(e)), order, 'the §5.5 sequence')
+  t.strictSame(native.events.filter(e => order.includes(e)), order, 'the sequence of a failed write')
   t.strictSame(bodies(native), ['fine'], 'only the first response arrived')
 })
 

@@ -3,7 +3,7 @@
 // Koa 3 on a real loopback server: every route is requested once on Node's
 // own path and once with the shim installed, and the raw bytes must be
 // identical. Koa uses the progressive API with a numeric Content-Length, and
-// for JSON removes and re-sets it (docs/node-outgoing-path.md §8.3).
+// for JSON removes and re-sets it.
 
 const fs = require('node:fs')
 const http = require('node:http')
@@ -83,8 +83,9 @@ t.test('koa on a loopback server', async t => {
   t.test('ctx.status = 201 with a body', t => compare(t, port, GET('/created'), native1, totals))
   t.test('ctx.body = string', t => compare(t, port, GET('/text'), native1, totals))
   t.test('ctx.body = HTML string', t => compare(t, port, GET('/html'), native1, totals))
-  // A UTF-8 string whose character count differs from its byte count would
-  // change the socket's write accounting (§6.1 item 9): Node's path.
+  // A UTF-8 string whose character count differs from its byte count: the
+  // socket's write accounting must end as on Node's path
+  // (docs/architecture.md, "What a direct write must leave").
   t.test('ctx.body = non-ASCII string', async t => {
     const { legacy } = await compare(t, port, GET('/utf8'), { native: 1 }, totals)
     t.equal(legacy.messages[0].body.toString(), 'café ☕')

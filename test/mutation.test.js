@@ -3,10 +3,11 @@
 // Inputs the handler changes after handing them over. A body Buffer
 // mutated right after end() returns must not change what was sent: the
 // native path copies it into the message before end() returns, and no
-// response is ever cached by the body's identity (docs/node-outgoing-path.md
-// §7.1.2). A header array mutated after setHeader() is rendered by Node as
-// it is at end() time, unvalidated (§2.2), and must come out the same way
-// on the shim's path.
+// response is ever cached by the body's identity (a review finding on
+// nodejs/node PR #64393). A header array mutated after setHeader() is
+// rendered by Node as it is at end() time, unvalidated (lib/_http_outgoing.js
+// _storeHeader() reads the kOutHeaders store), and must come out the same
+// way on the shim's path.
 
 const t = require('tap')
 
@@ -54,7 +55,7 @@ t.test('a Uint8Array view whose backing store changes after end()', async t => {
   t.strictSame(bodies(native), ['56789abcde'])
 })
 
-t.test('§7.1.2 the same Buffer object sent twice with different contents', async t => {
+t.test('the same Buffer object sent twice with different contents', async t => {
   let shared = null
   const { legacy, native } = await checkParity(t, {
     name: 'writeHead + CL, end(shared) twice on one keep-alive socket',
@@ -74,7 +75,7 @@ t.test('§7.1.2 the same Buffer object sent twice with different contents', asyn
   t.strictSame(bodies(native), ['one', 'two', 'six'], 'the native path never reuses an earlier message')
 })
 
-t.test('§7.1.2 with automatic Content-Length and a changing size', async t => {
+t.test('the same Buffer object with automatic Content-Length and a changing size', async t => {
   let shared = null
   const { native } = await checkParity(t, {
     name: 'end(shared) with a shared pool buffer, twice',

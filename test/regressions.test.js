@@ -1,8 +1,7 @@
 'use strict'
 
-// The regressions and review findings collected in
-// docs/node-outgoing-path.md §7 against an earlier native response builder
-// (nodejs/node PR #64393). Each runs on both paths through the dual-path
+// The regressions and review findings raised against an earlier native
+// response builder (nodejs/node PR #64393). Each runs on both paths through the dual-path
 // harness, which already demands identical bytes, state and events; the
 // extra assertions here pin what legacy itself must produce, so a test cannot
 // pass just because both paths agree on something wrong.
@@ -35,7 +34,7 @@ function bodies (capture) {
   return capture.parsed.messages.filter(m => m.statusCode >= 200).map(m => m.body.toString('latin1'))
 }
 
-t.test('§7.2.1 an empty chunked body still terminates', t => both(t, {
+t.test('an empty chunked body still terminates', t => both(t, {
   name: 'setHeader TE chunked + end()',
   request: CLOSE,
   path: 'transfer-encoding',
@@ -49,7 +48,7 @@ t.test('§7.2.1 an empty chunked body still terminates', t => both(t, {
   t.strictSame(bodies(c), [''])
 }))
 
-t.test('§7.2.2 strictContentLength throws on the single end(chunk)', t => both(t, {
+t.test('strictContentLength throws on the single end(chunk)', t => both(t, {
   name: 'strictContentLength, CL 4, end("hello")',
   request: CLOSE,
   path: 'strict-content-length',
@@ -68,7 +67,7 @@ t.test('§7.2.2 strictContentLength throws on the single end(chunk)', t => both(
   t.equal(c.bytes, '', 'nothing reached the wire before destroy()')
 }))
 
-t.test('§7.2.3 a Trailer header keeps chunked framing', t => both(t, {
+t.test('a Trailer header keeps chunked framing', t => both(t, {
   name: 'Trailer: X-Checksum + end("ok")',
   request: CLOSE,
   path: 'trailers',
@@ -84,7 +83,7 @@ t.test('§7.2.3 a Trailer header keeps chunked framing', t => both(t, {
   t.ok(c.bytes.endsWith('\r\n\r\n2\r\nok\r\n0\r\n\r\n'))
 }))
 
-t.test('§7.2.4 TE with parameters counts as chunked', t => both(t, {
+t.test('TE with parameters counts as chunked', t => both(t, {
   name: 'TE chunked;foo=bar + end("ok")',
   request: CLOSE,
   path: 'transfer-encoding',
@@ -99,7 +98,7 @@ t.test('§7.2.4 TE with parameters counts as chunked', t => both(t, {
   t.ok(c.bytes.endsWith('\r\n\r\n2\r\nok\r\n0\r\n\r\n'))
 }))
 
-t.test('§7.2.5 a Content-Length above 2^32 is not truncated', t => both(t, {
+t.test('a Content-Length above 2^32 is not truncated', t => both(t, {
   name: 'CL 4294967296 + writeHead(200)',
   request: CLOSE,
   malformed: true,
@@ -117,7 +116,7 @@ t.test('§7.2.5 a Content-Length above 2^32 is not truncated', t => both(t, {
 
 const UTF8_BODIES = ['\u20ac', 'h\xe9llo', '\ud834\udd1e']
 
-t.test('§7.1.1 UTF-8 bodies are sent as UTF-8, keep-alive stays in sync', async t => {
+t.test('UTF-8 bodies are sent as UTF-8, keep-alive stays in sync', async t => {
   for (const framing of ['auto', 'chunked']) {
     await t.test(framing, t => both(t, {
       name: `UTF-8 bodies, ${framing} framing`,
@@ -150,7 +149,7 @@ t.test('§7.1.1 UTF-8 bodies are sent as UTF-8, keep-alive stays in sync', async
   }
 })
 
-t.test('§2.8 header bytes follow the body encoding', t => both(t, {
+t.test('header bytes follow the body encoding', t => both(t, {
   name: 'caf\xe9 header, string body then Buffer body',
   request: [KEEP, CLOSE],
   sequential: true,
@@ -165,7 +164,7 @@ t.test('§2.8 header bytes follow the body encoding', t => both(t, {
   t.ok(c.raw.includes(Buffer.from('X-Name: caf\xe9\r\n', 'latin1')), 'latin1 with a Buffer body')
 }))
 
-t.test('§7.1.2 no response is cached on a Buffer\'s identity', t => {
+t.test('no response is cached on a Buffer\'s identity', t => {
   const shared = Buffer.from('one')
   return both(t, {
     name: 'same Buffer object, new contents',
@@ -184,7 +183,7 @@ t.test('§7.1.2 no response is cached on a Buffer\'s identity', t => {
   })
 })
 
-t.test('§7.1.3 validation legacy performs is never skipped', async t => {
+t.test('validation legacy performs is never skipped', async t => {
   for (const insecureHTTPParser of [false, true]) {
     // Node 20 and 22 reject the bad value whatever the server's options;
     // later lines accept it on an insecureHTTPParser server, so the second
@@ -238,7 +237,7 @@ t.test('§7.1.3 validation legacy performs is never skipped', async t => {
   }
 })
 
-t.test('§7.1.4 every input to the automatic headers changes the output', async t => {
+t.test('every input to the automatic headers changes the output', async t => {
   const seed = (res) => res.writeHead(200, { 'X-Test': 'same', 'Content-Length': '2' })
   const variants = {
     'removeHeader(Transfer-Encoding)': res => res.removeHeader('Transfer-Encoding'),
@@ -292,7 +291,7 @@ t.test('§7.1.4 every input to the automatic headers changes the output', async 
   }
 })
 
-t.test('§7.1.5 a failed socket write is reported as legacy does', t => both(t, {
+t.test('a failed socket write is reported as legacy does', t => both(t, {
   name: 'handle writes return UV_EPIPE',
   request: KEEP,
   handler (req, res, ctx) {
@@ -315,11 +314,11 @@ t.test('§7.1.5 a failed socket write is reported as legacy does', t => both(t, 
         'socket-close:true']
     : ['prefinish', `cb:${report.callbackError}`, 'clientError:EPIPE', 'socket-error:EPIPE:write',
         'close', 'socket-close:true']
-  t.strictSame(c.events.filter(e => order.includes(e)), order, 'the §5.5 sequence')
+  t.strictSame(c.events.filter(e => order.includes(e)), order, 'the sequence of a failed write')
   t.equal(c.bytes, '', 'nothing was sent')
 }))
 
-t.test('§7.1.6 writes never overtake data queued on the socket', async t => {
+t.test('writes never overtake data queued on the socket', async t => {
   await t.test('socket.cork(), writeContinue(), end()', t => both(t, {
     name: 'checkContinue with cork',
     request: EXPECT,
@@ -361,7 +360,7 @@ t.test('§7.1.6 writes never overtake data queued on the socket', async t => {
   }))
 })
 
-t.test('§7.1.7 request dispatch stays with EventEmitter', async t => {
+t.test('request dispatch stays with EventEmitter', async t => {
   await t.test('listener.call = null and an overridden server.emit', t => both(t, {
     name: 'dispatch untouched',
     request: KEEP,

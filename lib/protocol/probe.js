@@ -1,25 +1,9 @@
 'use strict'
 
 // Classifies, by behaviour, the protocol of Node's own
-// OutgoingMessage#end on an HTTP/1.1 ServerResponse: what it writes to the
-// socket, where the finish callback rides, how end() callbacks are kept and
-// called, and what the response reads before and after 'finish'.
-//
-// - 'node20': the Node 20/22 protocol (also 24.0-24.19 and 26.0-26.6). A
-//   body goes out as header+body, then an empty latin1 write carries the
-//   finish callback; end(cb) is once('finish', cb), so cb() runs (no
-//   argument) after the server's own 'finish' listener; writableFinished is
-//   computed from finished/outputSize/socket.writableLength; a write error
-//   still emits 'finish'.
-// - 'node24': the protocol of 24.21+ and 26.8+ (24.22.3 and 26.12.1). A
-//   final chunk that needs no framing rides one write, header+body, which
-//   carries onFinish(res, err); end(cb) pushes cb on res[kEndCallbacks]
-//   (null until then), and those run with null before 'finish', right after
-//   res[kWritableFinished] turned true; on a write error they run with the
-//   error, res[kFlushError] keeps it and 'finish' is never emitted.
-// - null: anything else, including 24.20.x (end callbacks queued as in
-//   'node24' but a separate empty finish write as in 'node20'), and any
-//   probe that threw or saw something unexpected.
+// OutgoingMessage#end and #write on an HTTP/1.1 ServerResponse: 'node20',
+// 'node24' or null, as docs/protocols.md ("What the probe classifies")
+// describes each.
 //
 // The probe runs Node's own methods on a response built on a fake request
 // and a recording fake socket, synchronously: the socket stores the write
@@ -767,9 +751,5 @@ module.exports = {
   probeWrite,
   probeIsolated,
   probeInBackground,
-  knownAnswer: remembered.knownAnswer,
-  childPossible,
-  probeReport,
-  responseShape,
-  INSPECT: remembered.INSPECT
+  responseShape
 }

@@ -209,7 +209,6 @@ async function staticFiles (t, port, prefix, totals, dir) {
 }
 
 module.exports = {
-  FILES,
   GET,
   HEAD,
   NATIVE,
