@@ -192,13 +192,8 @@ function socketReason (res, socket, wait) {
  * Checks run cheapest first and have no side effects.
  * Long: one ordered list, since the first check that fails names the
  * reason stats() counts (test/shim.test.js asserts those reasons); each
- * step says which part of Node's end() it mirrors. As one function
- * TurboFan compiles it on its own, with socketReason() and the other
- * checks inlined; split into steps, it was inlined into end(), whose
- * inlining budget then left socketReason() a call, and every response
- * cost more instructions (benchmark/RESULTS.md, "fastWriteHead() and
- * fallbackReason() in steps"). Its helpers stay small enough for its own
- * budget (docs/architecture.md, "The files it crosses").
+ * step says which part of Node's end() it mirrors. One compilation unit,
+ * its helpers within its budget (docs/architecture.md, "The inlining budget").
  * @param {http.ServerResponse} res
  * @param {*} chunk the chunk as end() received it, after argument shuffling
  * @param {*} encoding the encoding, after argument shuffling
@@ -673,10 +668,8 @@ function noBodyReason (req) {
 module.exports = {
   FALLBACK,
   DEFAULT_MAX_BODY,
-  INVALID_HEADER_CHAR,
   setMaxBodySize,
   maxBodySize,
-  httpDebug,
   fallbackReason,
   BODY_DROPPED,
   headerFirst,
@@ -685,8 +678,6 @@ module.exports = {
   tailReason,
   streamedReason,
   uncorkReason,
-  isBodylessStatus,
-  valueReason,
   slicedString,
   nodeRenderedString
 }

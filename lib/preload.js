@@ -157,4 +157,4 @@ function httpSeen () {
   if (hooked && !done) fire(false)
 }
 
-module.exports = { hook, installNow: () => fire(false), httpSeen, isESMEntry }
+module.exports = { hook, installNow: () => fire(false), httpSeen }

@@ -931,19 +931,10 @@ function framingOf (res, code) {
  * before anything reads them. Once Node must take over, the loop only
  * collects the keys it has yet to meet (reading stopped after `read`
  * values, `pending` the key whose getter threw `error`).
- * Long: a cached response runs all of it. TurboFan compiles a function
- * this size on its own and inlines the helpers of the cache hit
- * (findEntry(), matches(), stateMatches(), applyBlock(), ...) within its
- * inlining budget, which they fill; split into steps with the pass's state
- * in a record, it was small enough to be inlined into its caller, where
- * the steps became calls, and a cached response cost more instructions
- * (benchmark/RESULTS.md, "fastWriteHead() and fallbackReason() in steps").
- * What a cached response never runs is apart, so that it costs none of
- * the budget (TurboFan does not inline a call it never saw made;
- * docs/architecture.md, "The files it crosses"): the headers after the
- * first that differs from the first entry's (laterHeader()), the framing
- * of a miss (missFramed()), its rendering (renderWriteHeadMiss()) and the
- * hand-over to Node (handOver()).
+ * Long: a cached response runs all of it, as one compilation unit with
+ * the cache hit's helpers inlined; what a cached response never runs is
+ * apart (laterHeader(), missFramed(), renderWriteHeadMiss(), handOver())
+ (docs/architecture.md, "The inlining budget").
  * @returns {true|false|Array} true when rendered
  */
 function walkHeaders (res, code, message, reason, obj, shape) {
@@ -1184,9 +1175,8 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
 
 // writeHeadStored() for stored headers no cached entry holds (`miss`):
 // renders them, stores the block and applies it; returns false, having
-// changed nothing, for a header only Node's renderer reproduces. Kept
-// apart, as renderWriteHeadMiss() is, so that the cache-hit path stays
-// small enough for V8 to inline what it calls.
+// changed nothing, for a header only Node's renderer reproduces. Apart
+// from the cache-hit path (docs/architecture.md, "The inlining budget").
 function writeHeadStoredMiss (res, miss) {
   const { n, lengthAt } = miss
   resetTail(statusLine(miss.code, miss.message))
@@ -1226,8 +1216,8 @@ function storedAgain (res, c, headers, ownMessage) {
 
 // walkHeaders() for headers no cached entry holds (`miss`; its hasDate is
 // found here): renders them (the checks were made while reading), stores
-// the block and applies it. Kept apart so that the cache-hit path stays
-// small enough for V8 to inline what it calls.
+// the block and applies it. Apart from the cache-hit path
+// (docs/architecture.md, "The inlining budget").
 function renderWriteHeadMiss (res, miss) {
   const { n, lengthAt, chunked } = miss
   resetTail(statusLine(miss.code, miss.message))

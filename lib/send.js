@@ -341,10 +341,8 @@ class Message {
  * shared pool: a standalone allocation per response costs more than
  * everything else the native path does (benchmark/build-message.js).
  * What a response whose message a direct write took whole runs is written
- * out in this function, without helpers of its own: TurboFan compiles it
- * on its own and inlines Node's timer and nextTick code into it within a
- * bytecode budget, which such helpers would use up (docs/architecture.md,
- * "The files it crosses"). The rest is in sendRest().
+ * out here, without helpers of its own; the rest is in sendRest()
+ * (docs/architecture.md, "The inlining budget").
  * @param {http.ServerResponse} res
  * @param {Message} message
  * @param {Function|undefined} callback end()'s callback
@@ -397,8 +395,7 @@ function send (res, message, callback) {
     written = outcome === WHOLE ? total : outcome === FAILED ? 0 : sendDetail(result)
   }
   if (written !== total) return sendRest(res, message, callback, { written, failed, total, nodeLength, key })
-  // leaveEnded(), written out: as a call it would take its share of the
-  // inlining budget.
+  // leaveEnded(), written out (docs/architecture.md, "The inlining budget").
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
   if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) {
@@ -598,10 +595,8 @@ function finishSent (res) {
  * cached block, sends (send()), and on success ends as end() does
  * (finishSent()). The caller counts the response as native before it
  * calls: a 'prefinish' listener may throw.
- * Small enough to be inlined into its caller, with the helpers it calls on
- * every response, as they were when the caller called them one by one;
- * send() stays a unit of its own (docs/architecture.md, "The files it
- * crosses").
+ * Inlined into its caller; send() stays a unit of its own
+ * (docs/architecture.md, "The inlining budget").
  * @param {http.ServerResponse} res
  * @param {Message} message
  * @param {Function|undefined} callback end()'s callback
@@ -1383,7 +1378,6 @@ module.exports = {
   endAfterWrites,
   joinWaiting,
   flushChunks,
-  directHandle,
   tcpHandle,
   sendWaiting,
   reportingWrites,

@@ -174,11 +174,8 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
  * nativeEnd()'s second step: takes the header block (renders a fresh one
  * when the response has none yet), completes the write's record and sends
  * the response (lib/send.js sendEnd(): the handle, the write, the finish).
- * Its own function, and large enough that TurboFan compiles it on its own
- * on Node 24 and 26 (Node 20 inlines it into nativeEnd(), which is then
- * the unit; docs/architecture.md, "The files it crosses"): the calls it
- * makes on every response keep the inlining budget they had, while
- * nativeEnd()'s first step stays small.
+ * A compilation unit of its own on Node 24 and 26 (on Node 20 nativeEnd()
+ * is) (docs/architecture.md, "The inlining budget").
  * @param {number} len the body's byte length (a guess when `guessed`;
  * when the body is dropped, its measured length or 0)
  * @param {boolean} guessed `len` is the string's length, not measured
@@ -241,9 +238,8 @@ function endWithHeader (res, callback, len, guessed) {
 /**
  * endWithHeader() when lib/render.js renderFresh() did not render: Node's
  * own renderer writes the header (RENDER_BY_NODE), or the response falls
- * back with the reason it returned. A helper because the common responses
- * never take it: TurboFan does not inline a call it never saw made, so it
- * costs endWithHeader() none of its inlining budget (docs/architecture.md).
+ * back with the reason it returned. A helper the common responses never
+ * call (docs/architecture.md, "The inlining budget").
  * @param {string} fresh renderFresh()'s result, not an Entry
  * @param {number} previousLength `res._contentLength` before
  * endWithHeader() set it to the body's length for the renderer
@@ -669,6 +665,5 @@ module.exports = {
   // The install() options in force, as a copy (lib/decide.js owns them).
   get options () {
     return { maxBodySize: maxBodySize() }
-  },
-  legacyEnd
+  }
 }
