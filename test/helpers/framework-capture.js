@@ -235,7 +235,8 @@ async function compare (t, port, requests, expected, totals) {
     partial: 0,
     reasons: {},
     writes: { native: 0, fallback: 0 },
-    inactiveReason: null
+    inactiveReason: null,
+    wrapped: []
   }, 'an uninstalled shim counts nothing')
 
   const uninstall = oneshot.install()
