@@ -50,7 +50,7 @@ const SCRIPTS = {
   none: REPORT,
   http: 'require("node:http"); ' + REPORT,
   // A server that starts listening: the preload loads the shim, the addon
-  // and the probe's answer then (lib/stand-in.js).
+  // and the probe's answer then (lib/patches.js).
   listen: 'require("node:http").createServer().listen(0, "127.0.0.1", function () { this.close(); ' + REPORT + ' })'
 }
 const SCRIPT_NAMES = { none: 'nothing', http: "require('http')", listen: 'listen()' }

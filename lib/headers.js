@@ -43,6 +43,7 @@ const http = require('node:http')
 const util = require('node:util')
 const internals = require('./internals.js')
 const { INSPECT } = require('./protocol/answer.js')
+const patches = require('./patches.js')
 
 const { OutgoingMessage, ServerResponse } = http
 // Node's own (lib/internals.js), null where a wrapper was there first: a
@@ -143,7 +144,7 @@ function observe (n, store) {
     kind = nullProto ? SMALL : NODE
   } else {
     kind = n <= WIDE_MAX && storeProto !== undefined ? WIDE : NODE
-    if (kind === WIDE && wanted && previous === null) define()
+    if (kind === WIDE && wanted && !patches.isPut('setHeader')) define()
   }
   lastWide = null
 }
@@ -193,9 +194,6 @@ function setHeader (name, value) {
   }
 }
 
-// What define() replaced on ServerResponse.prototype (false: nothing of
-// its own), or null while the wrapper is not there.
-let previous = null
 // Between install() and uninstall().
 let wanted = false
 
@@ -210,26 +208,13 @@ function install () {
 
 function define () {
   if (ServerResponse.prototype.setHeader !== nodeSetHeader) return
-  previous = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader') || false
-  Object.defineProperty(ServerResponse.prototype, 'setHeader', {
-    value: setHeader, writable: true, enumerable: false, configurable: true
-  })
+  patches.put(ServerResponse.prototype, 'setHeader', setHeader)
 }
 
 // Takes it away again, unless another module replaced it since.
 function uninstall () {
   wanted = false
-  if (previous === null) return
-  const proto = ServerResponse.prototype
-  const own = Object.getOwnPropertyDescriptor(proto, 'setHeader')
-  if (own !== undefined && own.value === setHeader) {
-    if (previous === false) {
-      delete proto.setHeader
-    } else {
-      Object.defineProperty(proto, 'setHeader', previous)
-    }
-  }
-  previous = null
+  patches.takeBack('setHeader')
 }
 
 /**
@@ -237,7 +222,7 @@ function uninstall () {
  * @returns {boolean}
  */
 function isDefined () {
-  return previous !== null
+  return patches.isPut('setHeader')
 }
 
 module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, isDefined, setHeader }

@@ -7,7 +7,7 @@
 // application to load http first, and the kill switch loads nothing.
 //
 // The preload does not load even this file when http loads: it puts
-// stand-ins on ServerResponse.prototype (lib/stand-in.js), which call
+// stand-ins on ServerResponse.prototype (lib/patches.js), which call
 // installFromPreload() when a server starts listening, at the first call
 // of a stand-in, or when isInstalled(), isActive(), stats() or the exit
 // report asks, whichever comes first.
@@ -26,7 +26,7 @@ function loadShim () {
 }
 
 function standIn () {
-  return require('./stand-in.js')
+  return require('./patches.js')
 }
 
 // lib/binding.js exports the addon or null; why it is null is kept on its
@@ -102,7 +102,7 @@ function countWhilePending (on) {
 
 // Loads the shim (which reads the probe's answer: stored, or probed now in
 // a child that is waited for) and installs it where it can run, in the
-// place of the preload's stand-ins (lib/stand-in.js), if any.
+// place of the preload's stand-ins (lib/patches.js), if any.
 function installShim (explicit) {
   countWhilePending(false)
   standIn().settle(() => installWhereItRuns(explicit))
@@ -208,7 +208,7 @@ function install (options = {}) {
 
 // The preload's install() (lib/preload.js), run when a server starts
 // listening, a stand-in is first called or the state is asked for
-// (lib/stand-in.js): as install() without options, but silent, and
+// (lib/patches.js): as install() without options, but silent, and
 // without waiting for the probe.
 function installFromPreload () {
   if (disabledByEnv()) {

@@ -50,14 +50,14 @@ function httpLoaded () {
 }
 
 // Runs install() once, after removing the watchers: deferred, with
-// stand-ins in the shim's place (lib/stand-in.js), unless a server
+// stand-ins in the shim's place (lib/patches.js), unless a server
 // received a request already (`serving`).
 function fire (serving) {
   if (done) return
   done = true
   unhook()
   if (serving) require('./index.js').installFromPreload()
-  else require('./stand-in.js').defer(loadPackage)
+  else require('./patches.js').defer(loadPackage)
 }
 
 function loadPackage () {

@@ -20,6 +20,7 @@ const decide = require('./decide.js')
 const render = require('./render.js')
 const writeHeadShim = require('./write-head.js')
 const headers = require('./headers.js')
+const patches = require('./patches.js')
 const { FLAGS, ERRORS } = require('./codes.js')
 const {
   Message, COPY_MAX_BODY, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, sendEnd,
@@ -561,60 +562,25 @@ const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === tr
   internals.protocol.name === 'node20')
 
 let installed = false
-let previousEnd
-// The descriptors write() and uncork() replaced (undefined: none,
-// ServerResponse inherited OutgoingMessage's), or null when install() left
-// the method alone.
-let previousWrite = null
-let previousUncork = null
 
 // Where the native path can never run (no addon, or a Node line whose
 // internals lib/internals.js does not recognise) install() leaves Node's
 // methods untouched: a wrapper there would only cost every response time.
 const canRun = binding !== null && internals !== null
 
+// Puts end() on ServerResponse.prototype, writeHead() where Node's own is
+// there, and write() or uncork() where the probe found the chunked write()
+// they reproduce and Node's own is there (lib/patches.js remembers what
+// each replaced).
 function install () {
   if (installed || !canRun) return
-  previousEnd = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'end')
-  Object.defineProperty(ServerResponse.prototype, 'end', {
-    value: end, writable: true, enumerable: false, configurable: true
-  })
+  const proto = ServerResponse.prototype
+  patches.put(proto, 'end', end)
   writeHeadShim.install()
-  if (internals.chunkedWrite && ServerResponse.prototype.write === legacyWrite) {
-    previousWrite = replace('write', write)
-  }
-  if (internals.chunkedUncork && ServerResponse.prototype.uncork === legacyUncork) {
-    previousUncork = replace('uncork', uncork)
-  }
+  if (internals.chunkedWrite && proto.write === legacyWrite) patches.put(proto, 'write', write)
+  if (internals.chunkedUncork && proto.uncork === legacyUncork) patches.put(proto, 'uncork', uncork)
   headers.install()
   installed = true
-}
-
-// The value of an own data property, without running a getter.
-function ownValue (obj, key) {
-  const desc = Object.getOwnPropertyDescriptor(obj, key)
-  return desc === undefined ? undefined : desc.value
-}
-
-// Defines `fn` as ServerResponse.prototype[name]; returns the own
-// descriptor it replaced (undefined where the method was inherited).
-function replace (name, fn) {
-  const previous = Object.getOwnPropertyDescriptor(ServerResponse.prototype, name)
-  Object.defineProperty(ServerResponse.prototype, name, {
-    value: fn, writable: true, enumerable: false, configurable: true
-  })
-  return previous
-}
-
-// Puts back `previous` (a descriptor, or undefined where `proto` had no own
-// `name`) while `proto[name]` is still the shim's `fn`.
-function restore (proto, name, fn, previous) {
-  if (ownValue(proto, name) !== fn) return
-  if (previous === undefined) {
-    delete proto[name]
-  } else {
-    Object.defineProperty(proto, name, previous)
-  }
 }
 
 // Restores what install() replaced, and only that: a method another module
@@ -624,18 +590,10 @@ function restore (proto, name, fn, previous) {
 // wrapped.
 function uninstall () {
   if (!installed) return
-  const proto = ServerResponse.prototype
-  restore(proto, 'end', end, previousEnd)
-  previousEnd = undefined
+  patches.takeBack('end')
   writeHeadShim.uninstall()
-  if (previousWrite !== null) {
-    restore(proto, 'write', write, previousWrite)
-    previousWrite = null
-  }
-  if (previousUncork !== null) {
-    restore(proto, 'uncork', uncork, previousUncork)
-    previousUncork = null
-  }
+  patches.takeBack('write')
+  patches.takeBack('uncork')
   headers.uninstall()
   installed = false
 }

@@ -8,6 +8,7 @@
 const http = require('node:http')
 const internals = require('./internals.js')
 const render = require('./render.js')
+const patches = require('./patches.js')
 const { httpDebug } = require('./rules.js')
 
 const { ServerResponse } = http
@@ -19,10 +20,8 @@ const kOutHeaders = internals === null ? null : internals.kOutHeaders
 // (null here: one was there before install) is called by Node's writeHead.
 const resStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
-// Whether writeHead() below is ServerResponse.prototype's, and the
-// descriptor it replaced.
+// Whether writeHead() below is ServerResponse.prototype's.
 let installed = false
-let previous
 
 /**
  * ServerResponse#writeHead replacement: the renderer of lib/render.js, else
@@ -56,8 +55,7 @@ function currentWriteHead () {
 // (a method another module put there first stays, as end() after it).
 function install () {
   if (installed || ServerResponse.prototype.writeHead !== resWriteHead) return
-  previous = Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'writeHead')
-  Object.defineProperty(ServerResponse.prototype, 'writeHead', { ...previous, value: writeHead })
+  patches.put(ServerResponse.prototype, 'writeHead', writeHead)
   installed = true
 }
 
@@ -65,10 +63,7 @@ function install () {
 // wrapper another module installed since stays.
 function uninstall () {
   if (!installed) return
-  const proto = ServerResponse.prototype
-  const own = Object.getOwnPropertyDescriptor(proto, 'writeHead')
-  if (own !== undefined && own.value === writeHead) Object.defineProperty(proto, 'writeHead', previous)
-  previous = undefined
+  patches.takeBack('writeHead')
   installed = false
 }
 

@@ -1,6 +1,6 @@
 'use strict'
 
-// The preload's stand-ins (lib/stand-in.js): when the application loads
+// The preload's stand-ins (lib/patches.js): when the application loads
 // http, the preload puts stand-ins on ServerResponse.prototype and loads
 // nothing else; the shim, the addon and the probe's answer load when a
 // server starts listening, at the first call of a stand-in, or when the
@@ -45,7 +45,7 @@ console.log(JSON.stringify({ loaded: loaded(), own, endName: proto.end.name, end
   for (const preload of [['-r', REGISTER_CJS], ['--import', REGISTER_ESM]]) {
     for (const cacheDir of [warmCache, emptyCache()]) {
       const out = lastJSON(node([...preload, '-e', script], { HTTP_ONESHOT_CACHE_DIR: cacheDir }).stdout)
-      t.strictSame(out.loaded, ['preload.js', 'stand-in.js'], `${preload[0]}: neither the shim, the addon nor the probe`)
+      t.strictSame(out.loaded, ['patches.js', 'preload.js'], `${preload[0]}: neither the shim, the addon nor the probe`)
       t.strictSame(out.own, ['end', 'writeHead', 'setHeader', 'write', 'uncork'], 'a stand-in for each method the shim may replace')
       t.equal(out.endName, 'end', 'named as Node\'s')
       t.equal(out.endLength, 3)
@@ -235,7 +235,7 @@ Module._load = function (request) {
   const script = `
 const http = require('node:http')
 const proto = http.ServerResponse.prototype
-const { STAND_INS } = require(${JSON.stringify(path.join(ROOT, 'lib', 'stand-in.js'))})
+const { STAND_INS } = require(${JSON.stringify(path.join(ROOT, 'lib', 'patches.js'))})
 const standIns = Object.keys(STAND_INS).filter((m) => proto[m] === STAND_INS[m])
 const oneshot = require(${JSON.stringify(LIB)})
 console.log(JSON.stringify({ endName: proto.end.name, standIns, reason: oneshot.stats().inactiveReason, installed: oneshot.isInstalled() }))

@@ -237,7 +237,7 @@ console.log(JSON.stringify({ answer, own: Object.hasOwn(http.ServerResponse.prot
     const res = node(['--no-deprecation', '--import', order[0], '--import', order[1], app], { HTTP_ONESHOT_CACHE_DIR: cacheDir })
     const out = lastJSON(res.stdout)
     t.equal(out.answer, 42, 'the loader\'s module loads')
-    t.equal(out.own, true, 'the stand-ins in place at the import of http (lib/stand-in.js)')
+    t.equal(out.own, true, 'the stand-ins in place at the import of http (lib/patches.js)')
     t.equal(out.active, shimActive)
   }
 })

@@ -94,7 +94,19 @@ t.test('install() defines end, writeHead and (where they apply) setHeader, write
     if (shimActive) {
       t.not(http.ServerResponse.prototype.end, omEnd, 'ServerResponse#end is replaced')
       const desc = Object.getOwnPropertyDescriptor(http.ServerResponse.prototype, 'end')
-      t.match(desc, { writable: true, enumerable: false, configurable: true })
+      // Enumerable as the method it shadows: for-in over a response lists
+      // the names it lists on Node's path.
+      const shadowed = Object.getOwnPropertyDescriptor(http.OutgoingMessage.prototype, 'end')
+      t.match(desc, { writable: true, enumerable: shadowed.enumerable, configurable: true })
+      const res = new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 })
+      const names = []
+      for (const k in res) names.push(k)
+      uninstall()
+      const nodeNames = []
+      for (const k in res) nodeNames.push(k)
+      oneshot.install()
+      // (In another order: a prototype's own keys come before its parent's.)
+      t.strictSame(names.sort(), nodeNames.sort(), 'for-in over a response lists the names it lists on Node\'s path')
       t.equal(desc.value.name, 'end', 'the wrapper is named end')
       t.equal(desc.value.length, 3, 'the wrapper takes three arguments, like Node\'s end')
     } else {

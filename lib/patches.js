@@ -1,5 +1,21 @@
 'use strict'
 
+// The one owner of the methods the package puts on ServerResponse.prototype
+// and of what was there before each: the preload's stand-ins, which hold
+// the shim's place until it loads and then hand over (below), and put() /
+// takeBack(), with which lib/shim.js (end, write, uncork),
+// lib/write-head.js (writeHead) and lib/headers.js (setHeader) install and
+// uninstall. Loads nothing at load: the preload uses it before http is
+// loaded.
+//
+// A method put here looks like the one it shadows to code that walks the
+// prototype (for-in over a response): a property of its own, writable and
+// configurable, enumerable as Node's methods are (they are assigned).
+// takeBack() restores the property that was there (or none) while the
+// package's method is still in place: a wrapper another module put on
+// since stays, and may still call the package's method, which then defers
+// to what it replaced.
+//
 // Stand-ins for the methods lib/shim.js may put on ServerResponse.prototype
 // (end, writeHead, setHeader, write, uncork), put there by the preload when
 // the application loads http, in place of the shim itself: loading the
@@ -77,12 +93,18 @@ const STAND_INS = {
 }
 const NAMES = Object.keys(STAND_INS)
 
-function putBack (name, desc) {
+// Defines `desc` as `owner[name]`, or deletes the own property where
+// `desc` is undefined (the method was inherited).
+function restore (owner, name, desc) {
   if (desc === undefined) {
-    delete proto[name]
+    delete owner[name]
   } else {
-    Object.defineProperty(proto, name, desc)
+    Object.defineProperty(owner, name, desc)
   }
+}
+
+function putBack (name, desc) {
+  restore(proto, name, desc)
 }
 
 /**
@@ -103,8 +125,9 @@ function defer (load) {
     const own = Object.getOwnPropertyDescriptor(proto, name)
     if (own !== undefined && (!Object.hasOwn(own, 'value') || !own.configurable)) continue
     previous.set(name, own)
+    // As put() puts a method: enumerable as the one it shadows.
     Object.defineProperty(proto, name, {
-      value: STAND_INS[name], writable: true, enumerable: false, configurable: true
+      value: STAND_INS[name], writable: true, enumerable: enumerableAt(proto, name), configurable: true
     })
   }
   placed = true
@@ -184,4 +207,55 @@ function waiting () {
   return placed && !settled
 }
 
-module.exports = { defer, runDeferred, cancel, bare, settle, waiting, STAND_INS }
+// name -> { owner, fn, previous }: previous is the own descriptor put()
+// replaced (undefined: the method was inherited).
+const installed = new Map()
+
+// Whether the method `owner[name]` resolves to is enumerable.
+function enumerableAt (owner, name) {
+  for (let p = owner; p !== null; p = Object.getPrototypeOf(p)) {
+    const desc = Object.getOwnPropertyDescriptor(p, name)
+    if (desc !== undefined) return desc.enumerable === true
+  }
+  return true
+}
+
+/**
+ * Puts `fn` as `owner[name]` and remembers what was there.
+ * @param {object} owner
+ * @param {string} name
+ * @param {Function} fn
+ * @returns {PropertyDescriptor|undefined} the own descriptor replaced
+ */
+function put (owner, name, fn) {
+  const previous = Object.getOwnPropertyDescriptor(owner, name)
+  Object.defineProperty(owner, name, {
+    value: fn, writable: true, enumerable: enumerableAt(owner, name), configurable: true
+  })
+  installed.set(name, { owner, fn, previous })
+  return previous
+}
+
+/**
+ * Restores what put() replaced under `name`, if the package's method is
+ * still there; forgets it either way.
+ * @param {string} name
+ */
+function takeBack (name) {
+  const p = installed.get(name)
+  if (p === undefined) return
+  installed.delete(name)
+  const own = Object.getOwnPropertyDescriptor(p.owner, name)
+  if (own !== undefined && own.value === p.fn) restore(p.owner, name, p.previous)
+}
+
+/**
+ * Whether put() put a method under `name` that takeBack() has not taken.
+ * @param {string} name
+ * @returns {boolean}
+ */
+function isPut (name) {
+  return installed.has(name)
+}
+
+module.exports = { defer, runDeferred, cancel, bare, settle, waiting, STAND_INS, put, takeBack, isPut }
