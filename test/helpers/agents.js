@@ -302,10 +302,12 @@ async function runApp ({ agent, order, app, oneshot, timeout = 30000 }) {
 
 module.exports = { ORDERS, ROUTES, ROUNDS, SINGLE_END, runApp, decodeMsgpack, startRecorder }
 
-// Keys whose values change from run to run (ids, times, ports, pids) or
-// carry a stack (whose frames are the same code on both paths, but whose
-// text names the run's own files): left out of what two runs compare.
-const VOLATILE = /^(trace_id|span_id|parent_id|id|transaction_id|timestamp|start|duration|end|runtime-id|_dd\.p\.tid|process_id|network\.peer\.port|date|keep-alive|stacktrace|exception\.stacktrace|error\.stack|sample_rate)$/
+// Keys whose values change from run to run (ids, times, ports, pids), carry
+// a stack (the same code on both paths, but whose text names the run's own
+// files) or say how the agent was loaded (dd-trace's entrypoint tags differ
+// under NODE_OPTIONS): left out of what two runs compare, so that one run
+// without the package serves every load order.
+const VOLATILE = /^(trace_id|span_id|parent_id|id|transaction_id|timestamp|start|duration|end|runtime-id|_dd\.p\.tid|_dd\.tags\.process|process_id|network\.peer\.port|date|keep-alive|stacktrace|exception\.stacktrace|error\.stack|sample_rate)$/
 
 function strip (value) {
   if (Array.isArray(value)) return value.map(strip)
