@@ -42,8 +42,8 @@ const MIN_NATIVE_SHARE = 0.8
 const CONCURRENCY = 3
 
 // The agents' clocks start from Date.now() (whole milliseconds) at the
-// request, the 'prefinish' marks from performance.timeOrigin: an end within
-// this many ms before the mark counts as after it.
+// request: an end within this many ms before the 'prefinish' mark counts as
+// after it.
 const CLOCK_SLACK = 2
 
 const NAMES = { dd: 'dd-trace', otel: 'OpenTelemetry', nr: 'New Relic', elastic: 'Elastic APM' }

@@ -214,7 +214,7 @@ function agentEnv (agent, rec, nrPort) {
 function baseEnv () {
   const env = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(DD_|OTEL_|NEW_RELIC_|ELASTIC_APM_|HTTP_ONESHOT|NODE_OPTIONS$|NODE_DEBUG$|TAP)/.test(k) &&
+    if (/^(DD_|OTEL_|NEW_RELIC_|ELASTIC_APM_|HTTP_ONESHOT|NODE_OPTIONS$|NODE_DEBUG$|TAP|_TAPJS|TS_NODE)/.test(k) &&
         k !== 'HTTP_ONESHOT_CACHE_DIR') continue
     env[k] = v
   }
@@ -253,9 +253,15 @@ async function runApp ({ agent, order, app, oneshot, timeout = 30000 }) {
     HTTP_ONESHOT: oneshot ? '1' : '0',
     NODE_DEBUG: 'http-oneshot'
   }
-  if (how.nodeOptions) env.NODE_OPTIONS = how.nodeOptions(agent)
   if (how.inCode) env.AGENTS_IN_CODE = agent
-  const child = spawn(process.execPath, [...how.args(agent), APP], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+  // Through env(1), which sets NODE_OPTIONS as the order wants it: tap's
+  // process-info hook adds its own --import to a child's NODE_OPTIONS, and
+  // its loader thread is no part of an application's setup (on Node 22 it
+  // makes Elastic APM's require() of a "module-sync" package throw
+  // ERR_METHOD_NOT_IMPLEMENTED).
+  const nodeOptions = how.nodeOptions ? ['NODE_OPTIONS=' + how.nodeOptions(agent)] : ['-u', 'NODE_OPTIONS']
+  const child = spawn('env', [...nodeOptions, process.execPath, ...how.args(agent), APP],
+    { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.setEncoding('utf8')
   child.stderr.on('data', c => { stderr += c })
