@@ -325,13 +325,11 @@ function strip (value) {
   return out
 }
 
-const nsToMs = ns => Number(BigInt(ns) / 1000n) / 1000
-
 /**
  * Reduces one agent's data to what two runs compare: `all`, every span,
  * transaction or error as sorted JSON texts (a multiset: the order the
  * agent sends them in is its own), and `roots`, the server span or web
- * transaction of each request in request order, with its end time.
+ * transaction of each request in request order, with its duration in ms.
  */
 function summarize (agent, data) {
   let roots
@@ -346,7 +344,7 @@ function summarize (agent, data) {
         status: s.meta['http.status_code'] ?? null,
         error: s.error,
         errorType: s.meta['error.type'] ?? null,
-        end: nsToMs(BigInt(s.start) + BigInt(s.duration))
+        duration: s.duration / 1e6
       }))
     all = data.map(strip)
   } else if (agent === 'otel') {
@@ -359,7 +357,7 @@ function summarize (agent, data) {
         statusCode: s.status.code,
         events: s.events.map(e => e.name),
         ended: s.ended,
-        end: s.end
+        duration: s.end - s.start
       }))
     all = data.map(strip)
   } else if (agent === 'nr') {
@@ -371,7 +369,7 @@ function summarize (agent, data) {
         status: tx.statusCode,
         exceptions: tx.exceptions.length,
         contentLength: tx.attributes['response.headers.contentLength'] ?? null,
-        end: tx.end
+        duration: tx.duration
       }))
     all = data.map(strip)
   } else {
@@ -384,7 +382,7 @@ function summarize (agent, data) {
         outcome: tx.outcome,
         status: tx.context?.response?.status_code ?? null,
         contentLength: tx.context?.response?.headers?.['content-length'] ?? null,
-        end: tx.timestamp / 1000 + tx.duration
+        duration: tx.duration
       }))
     all = data.filter(e => !e.metadata).map(strip)
   }
