@@ -7,13 +7,14 @@
 // line) and after it, under an express, a fastify and a plain http app
 // (test/fixtures/agents/app.js). Every run sends the same requests on one
 // keep-alive connection and is compared with the same agent and app without
-// the package (HTTP_ONESHOT=0, one run per agent and app):
+// the package (HTTP_ONESHOT=0, one run per agent and app, which serves
+// every load order):
 //
 // - the response bytes are identical (Date values masked);
 // - the agent's data is identical: every span, transaction and error, the
 //   server span or transaction of each request (name, status, error,
-//   result/outcome, content length), and each ended after its response's
-//   'prefinish';
+//   result/outcome, content length), each lasting at least as long as its
+//   response took to reach 'prefinish' (so it ended after the response);
 // - a 500 is an error to the agent in both runs;
 // - at least 80% of the responses with a single end() take the native path;
 //   where an agent's wrapper of ServerResponse#end comes first and the

@@ -210,11 +210,12 @@ function agentEnv (agent, rec, nrPort) {
 }
 
 // Environment variables of the test's own process that would change a
-// child's agent or the package: none is inherited.
+// child's agent or the package, or make it write coverage (tap's): none is
+// inherited.
 function baseEnv () {
   const env = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(DD_|OTEL_|NEW_RELIC_|ELASTIC_APM_|HTTP_ONESHOT|NODE_OPTIONS$|NODE_DEBUG$|TAP|_TAPJS|TS_NODE)/.test(k) &&
+    if (/^(DD_|OTEL_|NEW_RELIC_|ELASTIC_APM_|HTTP_ONESHOT|NODE_OPTIONS$|NODE_DEBUG$|NODE_V8_COVERAGE$|TAP|_TAPJS|TS_NODE)/.test(k) &&
         k !== 'HTTP_ONESHOT_CACHE_DIR') continue
     env[k] = v
   }
