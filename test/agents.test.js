@@ -19,7 +19,9 @@
 // - at least 80% of the responses with a single end() take the native path;
 //   where an agent's wrapper of ServerResponse#end comes first and the
 //   package cannot go beneath it yet (dd-trace and New Relic first), the
-//   package says so instead: stats() and NODE_DEBUG name the method.
+//   package says so instead: stats() and NODE_DEBUG name the method. On a
+//   line where the package stays off (24.20.x, 26.7.x) every run must give
+//   that line's reason.
 //
 // Receivers are offline (test/helpers/agents.js). The current majors of
 // dd-trace and New Relic refuse Node 20 (engines >=22): there they are
@@ -66,8 +68,12 @@ function skipReason (agent) {
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-oneshot-agents-'))
 t.teardown(() => fs.rmSync(cacheDir, { recursive: true, force: true }))
 process.env.HTTP_ONESHOT_CACHE_DIR = cacheDir
-spawnSync(process.execPath, ['-e', 'require(process.argv[1]).install()', path.join(__dirname, '..', 'lib', 'index.js')],
-  { env: { ...process.env, HTTP_ONESHOT_CACHE_DIR: cacheDir }, stdio: 'ignore' })
+// Where the package stays off on this line whatever is loaded (24.20.x,
+// 26.7.x: docs/protocols.md), the reason it gives; null where it runs.
+const LINE_OFF = JSON.parse(spawnSync(process.execPath, ['-e',
+  'const o = require(process.argv[1]); o.install(); console.log(JSON.stringify(o.stats().inactiveReason))',
+  path.join(__dirname, '..', 'lib', 'index.js')],
+{ env: { ...process.env, HTTP_ONESHOT_CACHE_DIR: cacheDir }, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).stdout)
 
 // A small pool: every run is queued at once, in the order the subtests
 // read them, CONCURRENCY at a time.
@@ -179,7 +185,9 @@ for (const agent of AGENTS) {
               `fallback ${JSON.stringify(result.stats.reasons)}; inactive: ${result.stats.inactiveReason}; ${result.elapsed} ms`)
             const { inactiveReason, reasons } = result.stats
             const blocked = inactiveReason !== null || (reasons.patched ?? 0) > 0
-            if (order !== 'cli-after' && WRAPS_END_FIRST.has(agent) && blocked) {
+            if (LINE_OFF !== null) {
+              t.equal(inactiveReason, LINE_OFF, `off on Node ${process.version}, as without an agent`)
+            } else if (order !== 'cli-after' && WRAPS_END_FIRST.has(agent) && blocked) {
               // Not beneath this agent's wrapper yet (issue 44, point 2): the
               // package must say so, naming the method the agent wrapped.
               t.ok(inactiveReason === 'end-replaced' || reasons.patched > 0,
