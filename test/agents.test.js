@@ -55,6 +55,9 @@ const NAMES = { dd: 'dd-trace', otel: 'OpenTelemetry', nr: 'New Relic', elastic:
 // keeps the package off or off the native path (issue 44, point 2).
 const WRAPS_END_FIRST = new Set(['dd', 'nr'])
 
+// How stats().wrapped and NODE_DEBUG name a method an agent wrapped.
+const WRAPPED_METHOD = /ServerResponse\.prototype\.(end|writeHead|emit)\b/
+
 function skipReason (agent) {
   if ((agent === 'dd' || agent === 'nr') && NODE_MAJOR < 22) {
     return `${NAMES[agent]}'s current major does not start on Node ${NODE_MAJOR}`
@@ -182,7 +185,8 @@ for (const agent of AGENTS) {
               `all agent data identical (${missing.length} missing, ${extra.length} extra; first two shown)`)
             const share = nativeShare(result.stats)
             t.comment(`${NAMES[agent]} ${order} ${app}: native ${result.stats.native} of ${SINGLE_END} single-end() responses; ` +
-              `fallback ${JSON.stringify(result.stats.reasons)}; inactive: ${result.stats.inactiveReason}; ${result.elapsed} ms`)
+              `fallback ${JSON.stringify(result.stats.reasons)}; inactive: ${result.stats.inactiveReason}; ` +
+              `wrapped: ${(result.stats.wrapped ?? []).map(w => w.method).join(', ') || 'none'}; ${result.elapsed} ms`)
             const { inactiveReason, reasons } = result.stats
             const blocked = inactiveReason !== null || (reasons.patched ?? 0) > 0
             if (LINE_OFF !== null) {
@@ -192,8 +196,11 @@ for (const agent of AGENTS) {
               // package must say so, naming the method the agent wrapped.
               t.ok(inactiveReason === 'end-replaced' || reasons.patched > 0,
                 `the package reports why: inactiveReason ${inactiveReason}, patched ${reasons.patched ?? 0}`)
-              t.match(result.stderr, /ServerResponse\.prototype\.(end|writeHead|emit)\b/,
-                'NODE_DEBUG names the wrapped method')
+              t.match(result.stderr, WRAPPED_METHOD, 'NODE_DEBUG names the wrapped method')
+              if ('wrapped' in result.stats) {
+                t.ok(result.stats.wrapped.some(w => WRAPPED_METHOD.test(w.method)),
+                  `stats().wrapped names it: ${JSON.stringify(result.stats.wrapped)}`)
+              }
             } else {
               t.ok(share >= MIN_NATIVE_SHARE,
                 `native share ${result.stats.native}/${SINGLE_END} is at least ${MIN_NATIVE_SHARE * 100}%`)
