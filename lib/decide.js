@@ -133,11 +133,26 @@ function headerMethodsPatched (res) {
     res._storeHeader !== resStoreHeader
 }
 
+// What end() (22+) calls as this.uncork(): Node's own, or where lib/shim.js
+// put its uncork() (setEndUncork()), that one, which passes the call on to
+// OutgoingMessage#uncork. A wrapper of either is one end() calls.
+let endUncork = resUncork
+const outgoingProto = require('node:http').OutgoingMessage.prototype
+
+/**
+ * The uncork() install() left on ServerResponse.prototype.
+ * @param {Function|null} fn
+ */
+function setEndUncork (fn) {
+  endUncork = fn
+}
+
 // The methods end() writes with, whatever the header. Unrolled: this runs
 // for every response.
 function writeMethodsPatched (res, socket) {
   return res._send !== resSend || res._writeRaw !== resWriteRaw ||
     res._flushOutput !== resFlushOutput ||
+    res.uncork !== endUncork || outgoingProto.uncork !== resUncork ||
     socket.write !== socketWrite || socket.cork !== socketCork ||
     socket.uncork !== socketUncork || socket._write !== socketWrite_ ||
     socket._writev !== socketWritev || socket._writeGeneric !== socketWriteGeneric
@@ -679,5 +694,6 @@ module.exports = {
   streamedReason,
   uncorkReason,
   slicedString,
-  nodeRenderedString
+  nodeRenderedString,
+  setEndUncork
 }

@@ -1113,7 +1113,30 @@ function storedWriteHead (res, statusCode, reason, obj) {
   const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
   const headers = res[kOutHeaders]
   if (typeof message !== 'string' || !headers || typeof headers !== 'object') return false
+  if (typeof res._contentLength === 'number' && reason === undefined && !userLength(headers)) {
+    return lengthWriteHead(res, statusCode, message, headers)
+  }
   return writeHeadStored(res, code, message, typeof reason === 'string', headers)
+}
+
+/**
+ * storedWriteHead() where _contentLength was set before writeHead() and no
+ * Content-Length header was: end()'s implicit header (_implicitHeader()
+ * calls writeHead(this.statusCode), here through a writeHead wrapper an
+ * agent put over the shim's) or a length set by hand. _storeHeader() then
+ * frames the body with that length, as for a response end() renders
+ * without writeHead(): renderFresh() renders it, its checks (lib/decide.js
+ * freshReason()) made here. A helper no measured shape calls
+ * (docs/architecture.md, "The inlining budget").
+ * @returns {boolean} true when rendered
+ */
+function lengthWriteHead (res, statusCode, message, headers) {
+  if (statusCode !== res.statusCode || res._removedContLen !== false || INVALID_HEADER_CHAR.test(message) ||
+      headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
+      headers.expect !== undefined) {
+    return false
+  }
+  return typeof renderFresh(res, res._contentLength) !== 'string'
 }
 
 /**

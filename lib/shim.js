@@ -579,6 +579,7 @@ function install () {
   writeHeadShim.install()
   if (internals.chunkedWrite && proto.write === legacyWrite) patches.put(proto, 'write', write)
   if (internals.chunkedUncork && proto.uncork === legacyUncork) patches.put(proto, 'uncork', uncork)
+  decide.setEndUncork(proto.uncork)
   headers.install()
   installed = true
 }
@@ -594,6 +595,7 @@ function uninstall () {
   writeHeadShim.uninstall()
   patches.takeBack('write')
   patches.takeBack('uncork')
+  decide.setEndUncork(legacyUncork)
   headers.uninstall()
   installed = false
 }
