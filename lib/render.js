@@ -369,9 +369,11 @@ function store (res, miss) {
 /**
  * Leaves on `res` what writeHead() and _storeHeader() leave, for `block`
  * (a cache entry, or `uncached`) whose last head (headOf()) is the block
- * just found or rendered, and hands the block to the response's write
- * (blockOf()): _contentLength from its Content-Length header's value
- * (`lastNumber`, when `lengthAt` says there is one), _last from `last`.
+ * just found or rendered: _contentLength from its Content-Length header's
+ * value (`lastNumber`, when `lengthAt` says there is one), _last from
+ * `last`. A block rendered by writeHead() is then handed to the response's
+ * end() (handBlock()); one renderFresh() rendered goes to end() as its
+ * return value.
  * @param {boolean} ownMessage the reason came as writeHead()'s argument
  * @param {Entry} block
  */
@@ -394,19 +396,28 @@ function applyBlock (res, code, message, ownMessage, block) {
   // rendered. (The renderer itself always validates strictly: where Node
   // would be lenient, C rejects and Node's own end() takes over.)
   if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
+}
+
+// The hand-off from writeHead() to end(): the response writeHead() last
+// rendered a block for, and the block. Kept here rather than on the
+// response, where a key would show to Object.getOwnPropertySymbols() and
+// util.inspect() (as lib/send.js says of a handle's byte count) and would
+// give every rendered response a hidden class of its own. A response's
+// end() follows its writeHead() with no other rendering in between in the
+// common case; otherwise blockOf() answers null and end() treats the block
+// as one Node rendered. Only writeHead() hands a block over, and every end()
+// takes it (lib/shim.js, also after Node's own end() rendered through this
+// writeHead()): a finished response is never kept here, where it would
+// stay reachable, with its request and body, until the next rendering
+// (test/retention.test.js).
+let handedTo = null
+let handed = null
+
+// Hands `block`, just applied to `res` by writeHead(), to its end().
+function handBlock (res, block) {
   handedTo = res
   handed = block
 }
-
-// The hand-off from the renderer to the write: the response last rendered
-// and its block. Kept here rather than on the response, where a key would
-// show to Object.getOwnPropertySymbols() and util.inspect() (as lib/send.js
-// says of a handle's byte count) and would give every rendered response a
-// hidden class of its own. A response's end() follows its writeHead() with
-// no other rendering in between in the common case; otherwise blockOf()
-// answers null and end() treats the block as one Node rendered.
-let handedTo = null
-let handed = null
 
 /**
  * The block the renderer put on `res`, while its _header is still that
@@ -1017,6 +1028,7 @@ function walkHeaders (res, code, message, reason, obj, shape) {
     if (!chunked && lengthAt === -1) value = res._contentLength
     headOf(e, value)
     applyBlock(res, code, message, typeof reason === 'string', e)
+    handBlock(res, e)
     return true
   }
   if (!copied) copyEntry(e, n, lengthValue)
@@ -1170,6 +1182,7 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     clearScratch(n)
     headOf(e, value)
     applyBlock(res, code, message, ownMessage, e)
+    handBlock(res, e)
     return true
   }
   if (e === null && INVALID_HEADER_CHAR.test(message)) {
@@ -1208,7 +1221,7 @@ function writeHeadStoredMiss (res, miss) {
   }
   const value = lengthAt === -1 ? undefined : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, miss, value, entry)
+  handBlock(res, applyRendered(res, miss, value, entry))
   return true
 }
 
@@ -1221,6 +1234,7 @@ function storedAgain (res, c, headers, ownMessage) {
   const value = c.chunked ? undefined : again.value
   headOf(c, value)
   applyBlock(res, c.code, c.message, ownMessage, c)
+  handBlock(res, c)
   return true
 }
 
@@ -1252,7 +1266,7 @@ function renderWriteHeadMiss (res, miss) {
   const stored = store(res, miss)
   const value = chunked ? undefined : lengthAt === -1 ? res._contentLength : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, miss, value, stored)
+  handBlock(res, applyRendered(res, miss, value, stored))
 }
 
 // --- writeHead(status, array) ----------------------------------------------
@@ -1390,6 +1404,7 @@ function applyPairs (res, code, message, ownMessage, n, shape) {
     if (!chunked && lengthAt === -1) value = res._contentLength
     headOf(e, value)
     applyBlock(res, code, message, ownMessage, e)
+    handBlock(res, e)
     return true
   }
   renderWriteHeadMiss(res, { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt })
