@@ -27,7 +27,7 @@ const http = require('node:http')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-const { FAST_MAX, observe, isWide } = require('./headers.js')
+const { FAST_MAX, observe, isWide, forgetWide } = require('./headers.js')
 const { KEY } = require('./codes.js')
 const {
   FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason
@@ -1114,6 +1114,15 @@ function writeHeadable (res, statusCode) {
     typeof res._hasBody === 'boolean' && !(res._expect_continue && !res._sent100)
 }
 
+// storedWriteHead()'s answer where Node's writeHead() renders the stored
+// headers. The store is rendered then, and never by this file: it is not
+// kept as the last WideStore (lib/headers.js) past its response, as
+// observe() does for the stores rendered here (test/retention.test.js).
+function byNode () {
+  forgetWide()
+  return false
+}
+
 /**
  * writeHead(statusCode[, reason]) on a response with headers set by
  * setHeader() (lib/shim.js calls it where the store is not null): the
@@ -1125,15 +1134,15 @@ function writeHeadable (res, statusCode) {
 function storedWriteHead (res, statusCode, reason, obj) {
   if (obj !== undefined || (reason !== undefined && typeof reason !== 'string') ||
       !writeHeadable(res, statusCode)) {
-    return false
+    return byNode()
   }
   const code = statusCode | 0
   if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
-    return false
+    return byNode()
   }
   const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
   const headers = res[kOutHeaders]
-  if (typeof message !== 'string' || !headers || typeof headers !== 'object') return false
+  if (typeof message !== 'string' || !headers || typeof headers !== 'object') return byNode()
   return writeHeadStored(res, code, message, typeof reason === 'string', headers)
 }
 
@@ -1167,10 +1176,10 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   }
   if (headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
       headers.expect !== undefined) {
-    return false
+    return byNode()
   }
   // HTTP/1.0 renders as 1.1 only with a user Content-Length (userLength()).
-  if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return false
+  if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return byNode()
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
   observe(n, headers)
