@@ -366,7 +366,9 @@ function end (chunk, encoding, callback) {
   if (reason === null || reason === BODY_DROPPED) {
     if (nativeEnd(this, c, e, cb, block, reason === BODY_DROPPED)) return this
     releaseMessage()
-    return endByNode(callNodeEnd, nodeEnd, this, chunk, encoding, callback)
+    return this._header === null
+      ? endByNode(callNodeEnd, nodeEnd, this, chunk, encoding, callback)
+      : nodeEnd.call(this, chunk, encoding, callback)
   }
   if (reason === FALLBACK.HEADERS_SENT && this.chunkedEncoding === false) {
     // write()s with Content-Length framing (h3, hapi, send, pipe()).
@@ -388,7 +390,10 @@ function end (chunk, encoding, callback) {
     return this
   }
   count(counted, this)
-  return endByNode(callNodeEnd, nodeEnd, this, chunk, encoding, callback)
+  // A header rendered already was taken above: Node's end() hands none over.
+  return this._header === null
+    ? endByNode(callNodeEnd, nodeEnd, this, chunk, encoding, callback)
+    : nodeEnd.call(this, chunk, encoding, callback)
 }
 
 function callNodeEnd (nodeEnd, res, chunk, encoding, callback) {
@@ -396,12 +401,15 @@ function callNodeEnd (nodeEnd, res, chunk, encoding, callback) {
 }
 
 /**
- * Node's own end() for `res` through `run` (callNodeEnd() or
- * endAfterHeaderCall()), then the block the shim's writeHead() handed
- * over, if Node's end() rendered the header through it
+ * Node's own end() for `res`, which has no header yet, through `run`
+ * (callNodeEnd() or endAfterHeaderCall()), then the block the shim's
+ * writeHead() handed over, if Node's end() rendered the header through it
  * (_implicitHeader()): no end() of the shim's takes that one, and the
  * renderer would keep the finished response until the next rendering.
- * Also when Node's end() throws (strictContentLength, a mismatch).
+ * Also when Node's end() throws (strictContentLength, a mismatch). A
+ * response with a header takes Node's end() directly: end() took its
+ * block, and the fallbacks of a rendered block (benchmark/instructions.js
+ * shape fallback) do not pay for the try block.
  * @returns {http.ServerResponse} what Node's end() returns
  */
 function endByNode (run, nodeEnd, res, chunk, encoding, callback) {
