@@ -169,6 +169,14 @@ function isWide (store) {
 }
 
 /**
+ * Forgets the last WideStore, whose response's headers Node renders
+ * (lib/render.js): kept, it would outlive its response.
+ */
+function forgetWide () {
+  lastWide = null
+}
+
+/**
  * ServerResponse#setHeader: Node's own, given a fast-mode store to fill on
  * a response without headers.
  * @returns {http.ServerResponse} this, as Node's returns it
@@ -214,6 +222,7 @@ function define () {
 // Takes it away again, unless another module replaced it since.
 function uninstall () {
   wanted = false
+  lastWide = null
   patches.takeBack('setHeader')
 }
 
@@ -225,4 +234,4 @@ function isDefined () {
   return patches.isPut('setHeader')
 }
 
-module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, isDefined, setHeader }
+module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, forgetWide, isDefined, setHeader }

@@ -27,7 +27,7 @@ const http = require('node:http')
 const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-const { FAST_MAX, observe, isWide } = require('./headers.js')
+const { FAST_MAX, observe, isWide, forgetWide } = require('./headers.js')
 const { KEY } = require('./codes.js')
 const {
   FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason
@@ -369,9 +369,11 @@ function store (res, miss) {
 /**
  * Leaves on `res` what writeHead() and _storeHeader() leave, for `block`
  * (a cache entry, or `uncached`) whose last head (headOf()) is the block
- * just found or rendered, and hands the block to the response's write
- * (blockOf()): _contentLength from its Content-Length header's value
- * (`lastNumber`, when `lengthAt` says there is one), _last from `last`.
+ * just found or rendered: _contentLength from its Content-Length header's
+ * value (`lastNumber`, when `lengthAt` says there is one), _last from
+ * `last`. A block rendered by writeHead() is then handed to the response's
+ * end() (handBlock()); one renderFresh() rendered goes to end() as its
+ * return value.
  * @param {boolean} ownMessage the reason came as writeHead()'s argument
  * @param {Entry} block
  */
@@ -394,19 +396,28 @@ function applyBlock (res, code, message, ownMessage, block) {
   // rendered. (The renderer itself always validates strictly: where Node
   // would be lenient, C rejects and Node's own end() takes over.)
   if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
+}
+
+// The hand-off from writeHead() to end(): the response writeHead() last
+// rendered a block for, and the block. Kept here rather than on the
+// response, where a key would show to Object.getOwnPropertySymbols() and
+// util.inspect() (as lib/send.js says of a handle's byte count) and would
+// give every rendered response a hidden class of its own. A response's
+// end() follows its writeHead() with no other rendering in between in the
+// common case; otherwise blockOf() answers null and end() treats the block
+// as one Node rendered. Only writeHead() hands a block over, and every end()
+// takes it (lib/shim.js, also after Node's own end() rendered through this
+// writeHead()): a finished response is never kept here, where it would
+// stay reachable, with its request and body, until the next rendering
+// (test/retention.test.js).
+let handedTo = null
+let handed = null
+
+// Hands `block`, just applied to `res` by writeHead(), to its end().
+function handBlock (res, block) {
   handedTo = res
   handed = block
 }
-
-// The hand-off from the renderer to the write: the response last rendered
-// and its block. Kept here rather than on the response, where a key would
-// show to Object.getOwnPropertySymbols() and util.inspect() (as lib/send.js
-// says of a handle's byte count) and would give every rendered response a
-// hidden class of its own. A response's end() follows its writeHead() with
-// no other rendering in between in the common case; otherwise blockOf()
-// answers null and end() treats the block as one Node rendered.
-let handedTo = null
-let handed = null
 
 /**
  * The block the renderer put on `res`, while its _header is still that
@@ -1008,6 +1019,7 @@ function walkHeaders (res, code, message, reason, obj, shape) {
     if (!chunked && lengthAt === -1) value = res._contentLength
     headOf(e, value)
     applyBlock(res, code, message, typeof reason === 'string', e)
+    handBlock(res, e)
     return true
   }
   if (!copied) copyEntry(e, n, lengthValue)
@@ -1093,6 +1105,15 @@ function writeHeadable (res, statusCode) {
     typeof res._hasBody === 'boolean' && !(res._expect_continue && !res._sent100)
 }
 
+// storedWriteHead()'s answer where Node's writeHead() renders the stored
+// headers. The store is rendered then, and never by this file: it is not
+// kept as the last WideStore (lib/headers.js) past its response, as
+// observe() does for the stores rendered here (test/retention.test.js).
+function byNode () {
+  forgetWide()
+  return false
+}
+
 /**
  * writeHead(statusCode[, reason]) on a response with headers set by
  * setHeader() (lib/shim.js calls it where the store is not null): the
@@ -1104,15 +1125,15 @@ function writeHeadable (res, statusCode) {
 function storedWriteHead (res, statusCode, reason, obj) {
   if (obj !== undefined || (reason !== undefined && typeof reason !== 'string') ||
       !writeHeadable(res, statusCode)) {
-    return false
+    return byNode()
   }
   const code = statusCode | 0
   if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
-    return false
+    return byNode()
   }
   const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
   const headers = res[kOutHeaders]
-  if (typeof message !== 'string' || !headers || typeof headers !== 'object') return false
+  if (typeof message !== 'string' || !headers || typeof headers !== 'object') return byNode()
   if (typeof res._contentLength === 'number' && reason === undefined && !userLength(headers)) {
     return lengthWriteHead(res, statusCode, message, headers)
   }
@@ -1134,9 +1155,12 @@ function lengthWriteHead (res, statusCode, message, headers) {
   if (statusCode !== res.statusCode || res._removedContLen !== false || INVALID_HEADER_CHAR.test(message) ||
       headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
       headers.expect !== undefined) {
-    return false
+    return byNode()
   }
-  return typeof renderFresh(res, res._contentLength) !== 'string'
+  const block = renderFresh(res, res._contentLength)
+  if (typeof block === 'string') return byNode()
+  handBlock(res, block)
+  return true
 }
 
 /**
@@ -1169,10 +1193,10 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   }
   if (headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
       headers.expect !== undefined) {
-    return false
+    return byNode()
   }
   // HTTP/1.0 renders as 1.1 only with a user Content-Length (userLength()).
-  if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return false
+  if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return byNode()
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
   observe(n, headers)
@@ -1184,6 +1208,7 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     clearScratch(n)
     headOf(e, value)
     applyBlock(res, code, message, ownMessage, e)
+    handBlock(res, e)
     return true
   }
   if (e === null && INVALID_HEADER_CHAR.test(message)) {
@@ -1221,7 +1246,7 @@ function writeHeadStoredMiss (res, miss) {
   }
   const value = lengthAt === -1 ? undefined : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, miss, value, entry)
+  handBlock(res, applyRendered(res, miss, value, entry))
   return true
 }
 
@@ -1234,6 +1259,7 @@ function storedAgain (res, c, headers, ownMessage) {
   const value = c.chunked ? undefined : again.value
   headOf(c, value)
   applyBlock(res, c.code, c.message, ownMessage, c)
+  handBlock(res, c)
   return true
 }
 
@@ -1265,7 +1291,7 @@ function renderWriteHeadMiss (res, miss) {
   const stored = store(res, miss)
   const value = chunked ? undefined : lengthAt === -1 ? res._contentLength : values[lengthAt]
   clearScratch(n)
-  applyRendered(res, miss, value, stored)
+  handBlock(res, applyRendered(res, miss, value, stored))
 }
 
 // --- writeHead(status, array) ----------------------------------------------
@@ -1403,6 +1429,7 @@ function applyPairs (res, code, message, ownMessage, n, shape) {
     if (!chunked && lengthAt === -1) value = res._contentLength
     headOf(e, value)
     applyBlock(res, code, message, ownMessage, e)
+    handBlock(res, e)
     return true
   }
   renderWriteHeadMiss(res, { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt })

@@ -621,6 +621,11 @@ function sendEnd (res, message, callback) {
     if (slot >= 0) message.block.forgetLength()
     return code
   }
+  // The record outlives the response: it keeps neither the body nor the
+  // socket's handle once the write took them (test/retention.test.js).
+  // Before 'prefinish', whose listener may throw.
+  message.body = null
+  message.handle = null
   finishSent(res)
   return 0
 }

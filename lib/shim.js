@@ -82,8 +82,19 @@ function counts () {
 
 // The inputs of the one write (lib/send.js), filled by nativeEnd() and
 // endWithHeader() for each call and read by sendEnd() before anything of
-// the user's can run: one record, not one per response.
+// the user's can run: one record, not one per response. What refers to
+// the response (its body, its socket's handle) is cleared once the write
+// is done with it (lib/send.js sendEnd(), releaseMessage()), so that the
+// record keeps nothing of a finished response (test/retention.test.js).
 const message = new Message()
+
+// The record's references to a response whose write did not happen, or
+// no longer needs them: Node's own end() takes over, or endStreamed()'s
+// write returned.
+function releaseMessage () {
+  message.body = null
+  message.handle = null
+}
 
 // Read once: the global Buffer is a getter.
 const { byteLength } = Buffer
@@ -261,6 +272,9 @@ function renderedByNode (res, fresh, previousLength, chunk) {
     return false
   }
   res._implicitHeader()
+  // The shim's writeHead() may have rendered it: endWithHeader() sends it as
+  // the block Node rendered, and the renderer keeps no hand-off for it.
+  render.takeBlock(res)
   if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
     count(FALLBACK.CHUNKED, res)
     return false
@@ -331,7 +345,11 @@ function end (chunk, encoding, callback) {
   // Node's own end() then runs, uncounted.
   // Node's end() gets the arguments as they came (a wrapper of it sees
   // their number too).
-  if (!installed) return nodeEnd.apply(this, arguments)
+  if (!installed) {
+    // A block handed over before uninstall() is not kept for it.
+    render.takeBlock(this)
+    return nodeEnd.apply(this, arguments)
+  }
   if (internals !== null && internals.learned.pending) internals.learn(this)
   // The block writeHead() rendered, taken (a response without a header has
   // none: its end() enters lib/render.js only to render it).
@@ -340,7 +358,7 @@ function end (chunk, encoding, callback) {
   if (reason === FALLBACK.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
     if (!renderFirst(this, c, e)) {
       count(FALLBACK.PATCHED, this)
-      return endAfterHeaderCall(nodeEnd, this, arguments)
+      return endByNode(endAfterHeaderCall, nodeEnd, this, arguments)
     }
     // The decision again, on what the wrapper left.
     block = render.takeBlock(this)
@@ -349,7 +367,10 @@ function end (chunk, encoding, callback) {
   let counted = reason
   if (reason === null || reason === BODY_DROPPED) {
     if (nativeEnd(this, c, e, cb, block, reason === BODY_DROPPED)) return this
-    return nodeEnd.apply(this, arguments)
+    releaseMessage()
+    return this._header === null
+      ? endByNode(callNodeEnd, nodeEnd, this, arguments)
+      : nodeEnd.apply(this, arguments)
   }
   if (reason === FALLBACK.HEADERS_SENT && this.chunkedEncoding === false) {
     // write()s with Content-Length framing (h3, hapi, send, pipe()).
@@ -371,7 +392,35 @@ function end (chunk, encoding, callback) {
     return this
   }
   count(counted, this)
-  return nodeEnd.apply(this, arguments)
+  // A header rendered already was taken above: Node's end() hands none over.
+  return this._header === null
+    ? endByNode(callNodeEnd, nodeEnd, this, arguments)
+    : nodeEnd.apply(this, arguments)
+}
+
+function callNodeEnd (nodeEnd, res, args) {
+  return nodeEnd.apply(res, args)
+}
+
+/**
+ * Node's own end() for `res`, which has no header yet, through `run`
+ * (callNodeEnd() or endAfterHeaderCall()), with end()'s arguments as they
+ * came, then the block the shim's writeHead() handed over, if Node's end()
+ * rendered the header through it (_implicitHeader()): no end() of the
+ * shim's takes that one, and the renderer would keep the finished response
+ * until the next rendering. Also when Node's end() throws
+ * (strictContentLength, a mismatch). A response with a header takes Node's
+ * end() directly: end() took its block, and the fallbacks of a rendered
+ * block (benchmark/instructions.js shape fallback) do not pay for the try
+ * block.
+ * @returns {http.ServerResponse} what Node's end() returns
+ */
+function endByNode (run, nodeEnd, res, args) {
+  try {
+    return run(nodeEnd, res, args)
+  } finally {
+    render.takeBlock(res)
+  }
 }
 
 /**
@@ -397,6 +446,9 @@ function endStreamed (res, chunk, encoding, callback, block) {
   m.contentLength = block.lengthArgument()
   m.handle = handle
   const code = sendWaiting(res, m, chunk, encoding, callback)
+  // endReporting() still needs the handle.
+  m.body = null
+  if (code !== SEND_REPORT) m.handle = null
   if (code === 0) {
     stats.native++
     finishSent(res)
@@ -424,7 +476,9 @@ const REPORT = 'report'
 // its write with that error (the response counts as native).
 function endReporting (res, nodeEnd, args) {
   const m = message
-  return reportingWrites(m.handle, m.failed, res._header.length + m.bodyLength,
+  const handle = m.handle
+  m.handle = null
+  return reportingWrites(handle, m.failed, res._header.length + m.bodyLength,
     () => nodeEnd.apply(res, args))
 }
 
