@@ -25,7 +25,7 @@ const fs = require('node:fs')
 const http = require('node:http')
 const net = require('node:net')
 const path = require('node:path')
-const { parseArgs, runMain } = require('./lib/args.js')
+const { parseArgs, runMain, usage, list } = require('./lib/args.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
 const { runInterleaved, describeShim, formatRate } = require('./lib/measure.js')
@@ -49,18 +49,6 @@ const AGENTS = {
 }
 
 const MODES = ['agent', 'first', 'after']
-
-function usage (message) {
-  return Object.assign(new Error(message), { code: 'ERR_BENCH_USAGE' })
-}
-
-function list (value, allowed, key) {
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean)
-  for (const item of items) {
-    if (!allowed.includes(item)) throw usage(`${key}: unknown "${item}" (use ${allowed.join(', ')})`)
-  }
-  return items
-}
 
 // The receiver of every agent's data: answers as each expects, keeps nothing.
 async function startSink () {

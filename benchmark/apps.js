@@ -9,7 +9,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { parseArgs, runMain } = require('./lib/args.js')
+const { parseArgs, runMain, usage, list } = require('./lib/args.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
 const { runInterleaved, describeShim, formatRate } = require('./lib/measure.js')
@@ -26,18 +26,6 @@ const APPS = {
   hapi: { script: path.join(__dirname, 'apps', 'hapi-hello.js'), routes: { text: '/', json: '/json' } },
   hono: { script: path.join(__dirname, 'apps', 'hono-hello.js'), routes: { text: '/', json: '/json' } },
   h3: { script: path.join(__dirname, 'apps', 'h3-hello.js'), routes: { text: '/' } }
-}
-
-function usage (message) {
-  return Object.assign(new Error(message), { code: 'ERR_BENCH_USAGE' })
-}
-
-function list (value, allowed, key) {
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean)
-  for (const item of items) {
-    if (!allowed.includes(item)) throw usage(`${key}: unknown "${item}" (use ${allowed.join(', ')})`)
-  }
-  return items
 }
 
 async function main () {

@@ -38,7 +38,7 @@ const fs = require('node:fs')
 const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
-const { parseArgs, runMain } = require('./lib/args.js')
+const { parseArgs, runMain, usage } = require('./lib/args.js')
 const { getFreePort, lastStats } = require('./lib/child.js')
 const { SERVER_DEFAULTS, checkConfig, parseModes, serverArgs } = require('./lib/config.js')
 const { describeShim } = require('./lib/measure.js')
@@ -298,10 +298,6 @@ function requestBytes (method, version, target) {
   return Buffer.from(`${method} ${target} HTTP/${version}\r\nHost: x\r\n${keepAlive}\r\n`, 'latin1')
 }
 const EMPTY = Buffer.alloc(0)
-
-function usage (message) {
-  return Object.assign(new Error(message), { code: 'ERR_BENCH_USAGE' })
-}
 
 function log (line) {
   process.stderr.write(`${line}\n`)

@@ -56,4 +56,29 @@ function runMain (main) {
   })
 }
 
-module.exports = { parseArgs, runMain }
+/**
+ * A usage error: runMain() prints its message alone.
+ * @param {string} message
+ * @returns {Error}
+ */
+function usage (message) {
+  return Object.assign(new Error(message), { code: 'ERR_BENCH_USAGE' })
+}
+
+/**
+ * The comma-separated `value` of option `key` as a list, each item one of
+ * `allowed`.
+ * @param {string} value
+ * @param {string[]} allowed
+ * @param {string} key
+ * @returns {string[]}
+ */
+function list (value, allowed, key) {
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const item of items) {
+    if (!allowed.includes(item)) throw usage(`${key}: unknown "${item}" (use ${allowed.join(', ')})`)
+  }
+  return items
+}
+
+module.exports = { parseArgs, runMain, usage, list }
