@@ -170,6 +170,9 @@ export type FallbackReason = typeof FALLBACK[keyof typeof FALLBACK]
  * - 'unsupported-node': a Node release whose http internals the shim does
  *   not reproduce;
  * - 'end-replaced': another module defined ServerResponse#end first;
+ * - 'wrapped': another module wrapped OutgoingMessage#_storeHeader first,
+ *   which the package would otherwise call to read Node's Date
+ *   (Stats#wrapped names it);
  * - 'probe-pending': the preload started the behaviour probe of this Node
  *   binary and has no answer yet; responses take Node's own path until it
  *   answers (counted under reasons['probe-pending']).
@@ -181,6 +184,7 @@ export type InactiveReason =
   | 'addon-not-loaded'
   | 'unsupported-node'
   | 'end-replaced'
+  | 'wrapped'
   | 'probe-pending'
 
 export interface Stats {

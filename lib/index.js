@@ -114,6 +114,14 @@ function installWhereItRuns (explicit) {
   const http = require('node:http')
   const s = loadShim()
   if (require('./internals.js') === null) {
+    // Node's Date is read through its own _storeHeader(): a wrapper put
+    // there first is not called on the package's behalf (lib/internals.js).
+    const store = wrappers(false).find((w) => w.method === 'OutgoingMessage.prototype._storeHeader')
+    if (store !== undefined) {
+      setInactive('wrapped', `OutgoingMessage.prototype._storeHeader was already wrapped by another module (function ${store.wrapper})`)
+      warnOnce(explicit)
+      return
+    }
     setInactive('unsupported-node',
       `Node ${process.version} is not a line whose http internals http-oneshot reproduces`)
     warnOnce(explicit)

@@ -79,6 +79,8 @@ const INACTIVE_ADVICE = {
   'addon-disabled': 'unset HTTP_ONESHOT_NATIVE to load the addon',
   'addon-not-loaded': 'run "npm rebuild http-oneshot --foreground-scripts" to see why the addon was not built',
   'unsupported-node': ADVICE['unsupported-node'],
+  wrapped: 'another module wrapped OutgoingMessage#_storeHeader first: load http-oneshot before it ' +
+    '(node -r http-oneshot/register)',
   'end-replaced': 'another module defined ServerResponse#end first: load http-oneshot before it ' +
     '(node -r http-oneshot/register)',
   'probe-pending': ADVICE['probe-pending']

@@ -24,7 +24,7 @@ t.test('every fallback reason has advice', async t => {
   }
   t.type(report.ADVICE['probe-pending'], 'string', 'probe-pending has advice')
   for (const reason of ['not-installed', 'disabled', 'addon-disabled', 'addon-not-loaded', 'unsupported-node',
-    'end-replaced', 'probe-pending']) {
+    'end-replaced', 'wrapped', 'probe-pending']) {
     t.type(report.INACTIVE_ADVICE[reason], 'string', `inactive reason ${reason} has advice`)
   }
 })

@@ -78,6 +78,10 @@ for (const wrap of METHODS) {
       t.equal(before.stats.native + rendered, after.stats.native, 'native beneath a writeHead wrapper')
       t.equal(after.stats.native, 4, 'every response but the streamed one is native beneath a wrapper put on after')
     }
+    if (wrap === 'OutgoingMessage._storeHeader') {
+      t.equal(before.stats.inactiveReason, 'wrapped', 'the package says why it stays off')
+      t.equal(preload.stats.inactiveReason, 'wrapped')
+    }
     if (wrap === 'ServerResponse.end') {
       t.equal(before.stats.inactiveReason, 'end-replaced')
       t.equal(preload.stats.inactiveReason, 'end-replaced')
