@@ -25,7 +25,7 @@ const fs = require('node:fs')
 const http = require('node:http')
 const net = require('node:net')
 const path = require('node:path')
-const { parseArgs, runMain, usage, list } = require('./lib/args.js')
+const { parseArgs, runMain, list, positiveIntegers } = require('./lib/args.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
 const { runInterleaved, describeShim, formatRate } = require('./lib/measure.js')
@@ -148,9 +148,7 @@ async function main () {
     warmup: 2,
     json: ''
   })
-  for (const key of ['rounds', 'duration', 'c']) {
-    if (!Number.isInteger(opts[key]) || opts[key] < 1) throw usage(`${key} must be a positive integer`)
-  }
+  positiveIntegers(opts, ['rounds', 'duration', 'c'])
   const agents = list(opts.agents, Object.keys(AGENTS), 'agents')
   const apps = list(opts.apps, Object.keys(APPS), 'apps')
   const sink = await startSink()

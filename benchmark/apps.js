@@ -9,7 +9,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { parseArgs, runMain, usage, list } = require('./lib/args.js')
+const { parseArgs, runMain, list, positiveIntegers } = require('./lib/args.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
 const { runInterleaved, describeShim, formatRate } = require('./lib/measure.js')
@@ -38,9 +38,7 @@ async function main () {
     warmup: 1,
     json: ''
   })
-  for (const key of ['rounds', 'duration', 'c']) {
-    if (!Number.isInteger(opts[key]) || opts[key] < 1) throw usage(`${key} must be a positive integer`)
-  }
+  positiveIntegers(opts, ['rounds', 'duration', 'c'])
   const apps = list(opts.apps, Object.keys(APPS), 'apps')
   const routes = list(opts.routes, ['json', 'text'], 'routes')
   if (!fs.existsSync(REGISTER)) {

@@ -81,4 +81,16 @@ function list (value, allowed, key) {
   return items
 }
 
-module.exports = { parseArgs, runMain, usage, list }
+/**
+ * Throws a usage error unless each of `keys` of `opts` is a positive
+ * integer.
+ * @param {object} opts
+ * @param {string[]} keys
+ */
+function positiveIntegers (opts, keys) {
+  for (const key of keys) {
+    if (!Number.isInteger(opts[key]) || opts[key] < 1) throw usage(`${key} must be a positive integer`)
+  }
+}
+
+module.exports = { parseArgs, runMain, usage, list, positiveIntegers }
