@@ -28,7 +28,7 @@ const path = require('node:path')
 const { parseArgs, runMain, list, positiveIntegers } = require('./lib/args.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
-const { runInterleaved, describeShim, formatRate } = require('./lib/measure.js')
+const { runInterleaved, printRound } = require('./lib/measure.js')
 const { median, welch } = require('./lib/stats.js')
 
 const ROOT = path.join(__dirname, '..')
@@ -176,12 +176,7 @@ async function main () {
             duration: opts.duration,
             warmup: opts.warmup
           }),
-          onResult: (mode, round, r) => {
-            let line = `  round ${String(round + 1).padStart(2)} ${mode.padEnd(6)} ${formatRate(r.rps, r.cpuPerReq)}`
-            if (r.errors > 0 || r.non2xx > 0) line += `  (${r.errors} socket errors, ${r.non2xx} non-2xx)`
-            if (mode !== 'agent' && round === 0) line += `\n           ${describeShim(r.shim)}`
-            console.log(line)
-          }
+          onResult: (mode, round, r) => printRound(mode, round, r, mode !== 'agent' && round === 0)
         })
         const summary = {}
         for (const mode of MODES) {

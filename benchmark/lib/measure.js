@@ -78,7 +78,22 @@ function describeShim (shim) {
   return text
 }
 
-module.exports = { measureRound, describeShim }
+/**
+ * Prints one round's line: rate, CPU per request, errors, and with
+ * `withShim` the package's counts.
+ * @param {string} mode
+ * @param {number} round
+ * @param {object} r the round's result
+ * @param {boolean} withShim
+ */
+function printRound (mode, round, r, withShim) {
+  let line = `  round ${String(round + 1).padStart(2)} ${mode.padEnd(6)} ${formatRate(r.rps, r.cpuPerReq)}`
+  if (r.errors > 0 || r.non2xx > 0) line += `  (${r.errors} socket errors, ${r.non2xx} non-2xx)`
+  if (withShim) line += `\n           ${describeShim(r.shim)}`
+  console.log(line)
+}
+
+module.exports = { measureRound, describeShim, printRound }
 
 /**
  * Runs `rounds` rounds of every mode, interleaved so that slow drift of the
