@@ -274,7 +274,9 @@ async function runApp ({ agent, order, app, oneshot, timeout = 30000 }) {
       onLine()
     }
   })
-  const exited = new Promise(resolve => child.on('exit', (code, signal) => resolve({ code, signal })))
+  // 'close', not 'exit': the child's last line (its stats and the agent's
+  // data) may still be on its way through stdout when it exits.
+  const exited = new Promise(resolve => child.on('close', (code, signal) => resolve({ code, signal })))
   const timer = setTimeout(() => child.kill('SIGKILL'), timeout)
   try {
     const port = await new Promise((resolve, reject) => {
