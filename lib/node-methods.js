@@ -2,8 +2,8 @@
 
 // Which of the methods the package replaces, calls or compares with are
 // Node's own in this process. An APM agent loaded first wraps them before
-// the package installs (Elastic's ServerResponse#writeHead, dd-trace's and
-// New Relic's #end): a wrapper found there must run as it would without the
+// the package installs (Elastic's ServerResponse#writeHead, New Relic's
+// #end): a wrapper found there must run as it would without the
 // package, so it can never be taken for Node's method (issue 44;
 // docs/architecture.md, "Wrappers put on before install").
 //

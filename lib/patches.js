@@ -107,6 +107,18 @@ function putBack (name, desc) {
   restore(proto, name, desc)
 }
 
+// node:http without a require(): an agent loaded first (dd-trace) wraps
+// ServerResponse#end when http is required, from a hook around require().
+// A require() here would have it wrap Node's end() before the stand-ins are
+// in place, which then stay off; without one, it wraps the stand-in when
+// the application requires http, as it does when loaded after the package
+// (test/agents.test.js).
+function httpModule () {
+  return typeof process.getBuiltinModule === 'function'
+    ? process.getBuiltinModule('node:http')
+    : require('node:http')
+}
+
 /**
  * Defers `load` to the first listen(), the first call of a stand-in or
  * runDeferred(), and puts the stand-ins on ServerResponse.prototype, unless
@@ -117,7 +129,7 @@ function putBack (name, desc) {
 function defer (load) {
   if (deferred !== null || placed) return
   deferred = load
-  proto = require('node:http').ServerResponse.prototype
+  proto = httpModule().ServerResponse.prototype
   parent = Object.getPrototypeOf(proto)
   require('node:diagnostics_channel').subscribe(LISTEN, onListen)
   if (Object.hasOwn(proto, 'end')) return

@@ -18,8 +18,8 @@
 // - a 500 is an error to the agent in both runs;
 // - at least 80% of the responses with a single end() take the native path;
 //   where an agent's wrapper of ServerResponse#end comes first and the
-//   package cannot go beneath it yet (dd-trace and New Relic first), the
-//   package says so instead: stats() and NODE_DEBUG name the method. On a
+//   package cannot go beneath it yet (New Relic first), the package says
+//   so instead: stats() and NODE_DEBUG name the method. On a
 //   line where the package stays off (24.20.x, 26.7.x) every run must give
 //   that line's reason.
 //
@@ -51,9 +51,12 @@ const CLOCK_SLACK = 0.5
 
 const NAMES = { dd: 'dd-trace', otel: 'OpenTelemetry', nr: 'New Relic', elastic: 'Elastic APM' }
 
-// Agents whose wrapper of ServerResponse#end, put on before the package,
-// keeps the package off or off the native path (issue 44, point 2).
-const WRAPS_END_FIRST = new Set(['dd', 'nr'])
+// Agents that wrap ServerResponse#end when they start, before the package:
+// their wrapper calls Node's own end(), which keeps the package off
+// (issue 44, point 2). dd-trace wraps it when the application requires
+// http, after the preload put the stand-ins there: it wraps a stand-in, as
+// when it loads after the package, and must be native in every order.
+const WRAPS_END_FIRST = new Set(['nr'])
 // Agents whose ServerResponse#writeHead wrapper, put on before the package,
 // calls Node's own writeHead(): the package goes native beneath it with the
 // header Node rendered.

@@ -2,8 +2,10 @@
 
 // A wrapper of a method the package replaces, calls or compares with runs
 // exactly as it would without the package, whether it was put on before
-// install() (an APM agent loaded first: Elastic's writeHead, dd-trace's
-// end), before the preload's stand-ins handed over, or after install: the
+// install() (an APM agent loaded first: Elastic's writeHead, New Relic's
+// end), before the preload's stand-ins handed over, when the application
+// requires http (dd-trace's end, from a hook around require()), or after
+// install: the
 // same calls, with the same `this` and arguments, in the same order, and
 // the same bytes on the wire. Where it stands in the native path's way the
 // response falls back ('patched'), or goes native beneath it (writeHead).
@@ -35,7 +37,7 @@ const METHODS = [
 ]
 
 function run (wrap, when) {
-  const args = when === 'preload' ? ['-r', WRAPPER, '-r', REGISTER, APP] : [APP]
+  const args = when === 'preload' || when === 'hook' ? ['-r', WRAPPER, '-r', REGISTER, APP] : [APP]
   const env = { ...process.env, WRAP: wrap, WHEN: when, HTTP_ONESHOT_CACHE_DIR: cache }
   for (const key of ['NODE_OPTIONS', 'NODE_DEBUG', 'HTTP_ONESHOT', 'HTTP_ONESHOT_REPORT']) delete env[key]
   return new Promise((resolve, reject) => {
@@ -55,11 +57,12 @@ function run (wrap, when) {
 
 for (const wrap of METHODS) {
   t.test(wrap, async t => {
-    const [none, before, preload, after] = await Promise.all(
-      ['none', 'before', 'preload', 'after'].map((when) => run(wrap, when)))
+    const [none, before, preload, hook, after] = await Promise.all(
+      ['none', 'before', 'preload', 'hook', 'after'].map((when) => run(wrap, when)))
     // (Node 20's end() does not call the response's uncork().)
     if (wrap !== 'OutgoingMessage.uncork') t.ok(none.calls.length > 0, 'the wrapper is called on Node\'s own path')
-    for (const [when, out] of [['before install()', before], ['before the stand-ins handed over', preload], ['after install()', after]]) {
+    for (const [when, out] of [['before install()', before], ['before the stand-ins handed over', preload],
+      ['when the application requires http', hook], ['after install()', after]]) {
       t.strictSame(out.calls, none.calls, `${when}: the wrapper sees the calls it sees without the package`)
       t.strictSame(out.raw, none.raw, `${when}: the same bytes`)
     }
@@ -85,6 +88,12 @@ for (const wrap of METHODS) {
     if (wrap === 'ServerResponse.end') {
       t.equal(before.stats.inactiveReason, 'end-replaced')
       t.equal(preload.stats.inactiveReason, 'end-replaced')
+    }
+    if (wrap.startsWith('ServerResponse.')) {
+      // Put on over a stand-in (the preload loaded http without a
+      // require()): native beneath it, as beneath one put on after install.
+      t.equal(hook.stats.inactiveReason, null, 'a wrapper put on when the application requires http: installed')
+      t.equal(hook.stats.native, after.stats.native, 'as native as beneath a wrapper put on after install()')
     }
   })
 }
