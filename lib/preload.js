@@ -68,10 +68,12 @@ function onRequestStart () {
   fire(true)
 }
 
+// Fires before the load it sees: an agent's hook that patches http as it
+// loads (a wrapper of Module._load or of require() put on before this one)
+// then wraps the stand-ins, as when it loads after the package.
 function load (request, parent, isMain) {
-  const exports = originalLoad.apply(this, arguments)
   if (!done && TRIGGERS.has(request)) fire()
-  return exports
+  return originalLoad.apply(this, arguments)
 }
 
 function unhook () {

@@ -216,21 +216,49 @@ t.test('an agent that wraps end and writeHead after http loaded: the order of an
 
 // Another module defined ServerResponse#end before the preload saw http:
 // no stand-in goes over it, and the reason given is the line's first.
-t.test('an end() defined before http was seen: no stand-ins, the reason after the line\'s', async t => {
+t.test('an agent that patches http as it loads, from a hook put on before the preload: it wraps the stand-in', async t => {
   const agent = path.join(dir, 'agent.js')
   // An agent's require hook, loaded before the preload, that patches http
-  // before the preload's watch sees it load.
+  // when the application loads it: the preload puts the stand-ins on
+  // first, the agent wraps the stand-in.
   fs.writeFileSync(agent, `
 const Module = require('node:module')
 const load = Module._load
+let patched = false
 Module._load = function (request) {
   const exports = load.apply(this, arguments)
-  if (request === 'node:http' && !Object.hasOwn(exports.ServerResponse.prototype, 'end')) {
-    const end = exports.OutgoingMessage.prototype.end
+  if (request === 'node:http' && !patched) {
+    patched = true
+    // What is there (shimmer's way): the stand-in.
+    const end = exports.ServerResponse.prototype.end
     exports.ServerResponse.prototype.end = function agentEnd () { return end.apply(this, arguments) }
+    exports.ServerResponse.prototype.end.wrapped = end
   }
   return exports
 }
+`)
+  const script = `
+const http = require('node:http')
+const proto = http.ServerResponse.prototype
+const { STAND_INS } = require(${JSON.stringify(path.join(ROOT, 'lib', 'patches.js'))})
+const endWrapsStandIn = proto.end.wrapped === STAND_INS.end
+const oneshot = require(${JSON.stringify(LIB)})
+console.log(JSON.stringify({ endName: proto.end.name, endWrapsStandIn, reason: oneshot.stats().inactiveReason, installed: oneshot.isInstalled() }))
+`
+  const out = lastJSON(node(['-r', agent, '-r', REGISTER_CJS, '-e', script], { HTTP_ONESHOT_CACHE_DIR: warmCache }).stdout)
+  t.equal(out.endName, 'agentEnd', 'the agent\'s end() stays')
+  t.equal(out.endWrapsStandIn, true, 'it wraps the stand-in')
+  t.equal(out.installed, shimActive)
+  t.equal(out.reason, shimActive ? null : 'unsupported-node')
+})
+
+t.test('an end() defined before the preload ran: no stand-ins, the package stays off', async t => {
+  const agent = path.join(dir, 'eager-agent.js')
+  // An agent that loads http and wraps end when it starts (New Relic).
+  fs.writeFileSync(agent, `
+const http = require('node:http')
+const end = http.OutgoingMessage.prototype.end
+http.ServerResponse.prototype.end = function agentEnd () { return end.apply(this, arguments) }
 `)
   const script = `
 const http = require('node:http')
