@@ -82,13 +82,12 @@ const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, kChunkedBuffer, Sock
 const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
 const learned = internals === null ? null : internals.learned
-let resImplicitHeader, resStoreHeader, resSend, resWriteRaw, resFlushOutput, resUncork
+let resImplicitHeader, resSend, resWriteRaw, resFlushOutput, resUncork
 let socketWrite, socketCork, socketUncork, socketWrite_, socketWritev, socketWriteGeneric
 if (internals !== null) {
   const r = internals.resMethods
   const k = internals.socketMethods
   resImplicitHeader = r._implicitHeader
-  resStoreHeader = r._storeHeader
   resSend = r._send
   resWriteRaw = r._writeRaw
   resFlushOutput = r._flushOutput
@@ -125,26 +124,34 @@ function nodeRenderedString (res, chunk, block) {
     res._hasBody === true && res.chunkedEncoding !== true
 }
 
+// What writeHead() calls as this._storeHeader(): Node's own, or where
+// lib/write-head.js put its _storeHeader() beneath a writeHead wrapper,
+// that one (setEndMethods()).
+let endStoreHeader = internals === null ? null : internals.resMethods._storeHeader
+
 // The methods that render the header: end() calls them only while
 // res._header is not set (write_(): _implicitHeader(), which calls
 // writeHead(), which calls _storeHeader()).
 function headerMethodsPatched (res) {
   return res.writeHead !== currentWriteHead() || res._implicitHeader !== resImplicitHeader ||
-    res._storeHeader !== resStoreHeader
+    res._storeHeader !== endStoreHeader
 }
 
 // What end() (22+) calls as this.uncork(): Node's own, or where lib/shim.js
-// put its uncork() (setEndUncork()), that one, which passes the call on to
+// put its uncork() (setEndMethods()), that one, which passes the call on to
 // OutgoingMessage#uncork. A wrapper of either is one end() calls.
 let endUncork = resUncork
 const outgoingProto = require('node:http').OutgoingMessage.prototype
 
 /**
- * The uncork() install() left on ServerResponse.prototype.
- * @param {Function|null} fn
+ * The uncork() and _storeHeader() install() left on
+ * ServerResponse.prototype.
+ * @param {Function|null} uncork
+ * @param {Function|null} storeHeader
  */
-function setEndUncork (fn) {
-  endUncork = fn
+function setEndMethods (uncork, storeHeader) {
+  endUncork = uncork
+  endStoreHeader = storeHeader
 }
 
 // The methods end() writes with, whatever the header. Unrolled: this runs
@@ -695,5 +702,5 @@ module.exports = {
   uncorkReason,
   slicedString,
   nodeRenderedString,
-  setEndUncork
+  setEndMethods
 }

@@ -633,7 +633,7 @@ function install () {
   writeHeadShim.install()
   if (internals.chunkedWrite && proto.write === legacyWrite) patches.put(proto, 'write', write)
   if (internals.chunkedUncork && proto.uncork === legacyUncork) patches.put(proto, 'uncork', uncork)
-  decide.setEndUncork(proto.uncork)
+  decide.setEndMethods(proto.uncork, proto._storeHeader)
   headers.install()
   installed = true
 }
@@ -649,7 +649,7 @@ function uninstall () {
   writeHeadShim.uninstall()
   patches.takeBack('write')
   patches.takeBack('uncork')
-  decide.setEndUncork(legacyUncork)
+  decide.setEndMethods(legacyUncork, internals.resMethods._storeHeader)
   headers.uninstall()
   installed = false
 }
