@@ -211,6 +211,14 @@ const SHAPES = {
     weight: 1,
     optional: true
   },
+  // A header only Node renders (a Connection header), sent by the shim.
+  rendered: {
+    label: 'writeHead(200, {CT, CL, Connection}) + end(\'CCCC\')',
+    config: { strict: 3 },
+    body: 4,
+    weight: 1,
+    optional: true
+  },
   fastify: {
     label: 'fastify hello (GET /, JSON)',
     app: path.join(__dirname, 'apps', 'fastify-hello.js'),

@@ -85,7 +85,7 @@ function storedHandler (req, res) {
 }
 
 function handler (req, res) {
-  if (strict !== 0) res.strictContentLength = true
+  if (strict === 1 || strict === 2) res.strictContentLength = true
   if (headers > 0) {
     // The fresh-response path: setHeader() calls, then end() renders the
     // header block itself (OutgoingMessage#end -> _implicitHeader).
@@ -96,7 +96,7 @@ function handler (req, res) {
     // No Content-Length: writeHead() renders the header block before the
     // body is known, so Node picks chunked framing.
     res.writeHead(status, { 'Content-Type': 'text/plain' })
-  } else if (strict === 2) {
+  } else if (strict >= 2) {
     res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': contentLength, Connection: 'keep-alive' })
   } else {
     res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': contentLength })

@@ -29,7 +29,9 @@ const SERVER_DEFAULTS = Object.freeze({
   // leaves to Node (its byte accounting is Node's): every response falls
   // back, and the run measures what the shim's wrappers cost then; 2: also
   // a Connection header in writeHead()'s object, which only Node renders,
-  // so the shim's renderer hands the whole header over to Node too
+  // so the shim's renderer hands the whole header over to Node too; 3:
+  // that header without strictContentLength: Node renders the header, the
+  // shim sends it
   strict: 0
 })
 
@@ -73,8 +75,8 @@ function checkConfig (config) {
   if (config.shape === 'stored' && (config.chunks !== 1 || config.chunkedEnc !== 1 || config.headers !== 0)) {
     throw usage('shape=stored is chunked framing without Content-Length: chunks=1 chunkedEnc=1 headers=0')
   }
-  if (config.strict !== 0 && config.strict !== 1 && config.strict !== 2) {
-    throw usage(`strict must be 0, 1 or 2, got ${config.strict}`)
+  if (![0, 1, 2, 3].includes(config.strict)) {
+    throw usage(`strict must be 0, 1, 2 or 3, got ${config.strict}`)
   }
   if (!STATUSES.includes(config.status)) {
     throw usage(`status must be ${STATUSES.join(', ')}, got ${config.status}`)
