@@ -284,9 +284,8 @@ function isActive () {
 }
 
 /**
- * Counters since load or the last resetStats().
- * @returns {{ native: number, fallback: number, direct: number, partial: number,
- *   reasons: Record<string, number>, writes: { native: number, fallback: number } }}
+ * Counters since load or the last resetStats(), and why the package is
+ * inactive (the Stats type in index.d.ts).
  */
 function stats () {
   loadDeferred()
