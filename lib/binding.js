@@ -1,21 +1,8 @@
 'use strict'
 
-// Loads the native addon once. Exports the addon object, or null when it
-// cannot be used; never throws, because every caller has a pure JS path that
-// sends the same bytes.
-//
-// Environment:
-//   HTTP_ONESHOT=0         The kill switch (lib/env.js): nothing of the
-//                          package runs, and the addon is not loaded either.
-//   HTTP_ONESHOT_NATIVE=0  Do not load the addon at all and export null, so
-//                          the JS fallback runs. Meant for testing that path
-//                          and for ruling the addon out when debugging.
-//
-// Without the addon the shim stays inactive: every response takes Node's own
-// path (buildHttpMessage() alone has a JS implementation). Why the addon is
-// missing is kept as `loadError`, and what the user can do about it as
-// `loadAdvice` (see the end of this file); both are logged with
-// NODE_DEBUG=http-oneshot.
+// Exports the addon, or null where it cannot be used (HTTP_ONESHOT=0 and
+// HTTP_ONESHOT_NATIVE=0 among the reasons); never throws: without it every
+// response takes Node's own path, and buildHttpMessage() has a JS version.
 
 const path = require('node:path')
 const util = require('node:util')
@@ -24,8 +11,8 @@ const { disabledByEnv } = require('./env.js')
 
 const debug = util.debuglog('http-oneshot')
 
-// The properties lib/ relies on; an addon built from another version of
-// src/binding.c would lack some of them and is treated as missing.
+// An addon built from another version of src/binding.c lacks some of these
+// and is treated as missing.
 const REQUIRED = ['fill', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached', 'flags', 'errors',
   'send', 'key']
 
@@ -45,8 +32,6 @@ if (disabledByEnv()) {
   loadError = disabled('disabled by HTTP_ONESHOT_NATIVE=0')
 } else {
   try {
-    // node-gyp-build looks in prebuilds/<platform>-<arch>/ first, then in
-    // build/Release and build/Debug, relative to the package root.
     const addon = require('node-gyp-build')(path.join(__dirname, '..'))
     const missing = REQUIRED.filter((key) => addon == null || addon[key] === undefined)
     if (missing.length > 0) {
@@ -58,13 +43,8 @@ if (disabledByEnv()) {
   }
 }
 
-/**
- * What the user can do about a load error, in words for a message; null
- * when the addon was turned off on purpose.
- * @param {Error|null} err the loadError
- * @param {{ permission?: object }} [proc] the process (its permission model)
- * @returns {string|null}
- */
+// What the user can do about a load error, in words; null when the addon
+// loaded or was turned off on purpose. `proc`: the process, for tests.
 function loadAdvice (err, proc = process) {
   if (err === null || err.code === 'HTTP_ONESHOT_DISABLED') return null
   if (err.code === 'ERR_DLOPEN_DISABLED') {
@@ -100,11 +80,8 @@ if (binding === null) {
   debug('native addon loaded')
 }
 
-// The export is the addon itself or null. null cannot carry a property, so
-// why it is null is recorded on this module record: `loadError`, next to
-// `loadAdvice`, the words for any message that tells the user what to do
-// (null when loaded or turned off on purpose), and `adviceFor`, which makes
-// them.
+// null cannot carry a property: why the export is null is on this module
+// record.
 module.loadError = loadError
 module.loadAdvice = loadAdviceText
 module.adviceFor = loadAdvice

@@ -1,15 +1,8 @@
 'use strict'
 
-// buildHttpMessage(): one HTTP/1.1 response (status line, header fields,
-// body) as one Buffer, byte for byte what Node's ServerResponse puts on the
-// wire for `res.writeHead(statusCode, reason, headers)` + `res.end(body)`
-// when `headers` already holds every line Node would send (Content-Length,
-// Connection, ...): nothing is added.
-//
-// The native addon does the work when it loaded; otherwise a JS version
-// produces the same bytes. Inputs are checked as writeHead() and end() check
-// them, in the same order, and the errors carry Node's class, code and
-// message.
+// buildHttpMessage() (docs/build-http-message.md): with the addon where it
+// loaded, else a JS version that gives the same bytes. Inputs are checked as
+// writeHead() and end() check them, in the same order, with Node's errors.
 
 // Buffer from its module: the global is an accessor, one call per use.
 const { Buffer } = require('node:buffer')
@@ -21,14 +14,12 @@ const errors = require('./errors.js')
 const { TOKEN, INVALID_HEADER_CHAR } = require('./header-rules.js')
 const { statusLine, fieldLine, LINE_END } = require('./head.js')
 
-// lib/binding.js exports the addon or null; why it is null is kept on its
-// module record, read here once while that record is the one just loaded.
+// Why lib/binding.js exports null is on its module record, read while that
+// record is the one just loaded (tests load this file afresh).
 const bindingRecord = require.cache[require.resolve('./binding.js')]
 const loadError = (bindingRecord && bindingRecord.loadError) || null
 
-// The bits of the addon's `flags` argument, as the addon exports them
-// (src/binding.c lists them). Without the addon they only name the options
-// for the JS fallback, and any distinct bits do.
+// The addon's flag bits; without it any distinct bits name the options.
 const { CHUNKED, BODY_LATIN1, HEAD_UTF8 } = binding === null
   ? { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4 }
   : binding.flags
@@ -38,26 +29,20 @@ const { CHUNKED, BODY_LATIN1, HEAD_UTF8 } = binding === null
 // built-in table (src/http_message.c hm_default_reason()).
 const DEFAULT_REASONS = Object.freeze({ ...STATUS_CODES })
 
-// Results are views into a slab of POOL_SIZE bytes, handed out in order as
-// Buffer.allocUnsafe() hands out Node's pool: a standalone allocation per
-// message costs more than serializing a small message. Like a pooled
-// Buffer, a result keeps its whole slab alive while it is referenced. Every
-// byte of a result is written before it is handed out, and the slab's free
-// part only ever moves forward, so two results never share a byte.
-// A UTF-8 string body, whose byte count is unknown until it is written,
-// goes to the slab up to UTF8_POOL_MAX chars: counting its bytes first would
-// cost more than the slab's page faults.
-//
-// A message of known size above POOL_MAX and up to LARGE_MAX bytes comes
-// from a second slab of LARGE_POOL_SIZE bytes, handed out the same way (a
-// kept result of 8 to 32 KiB keeps 128 KiB alive); a larger one gets a
-// Buffer of its own. For messages that large most of the time goes to
-// writing fresh memory that no cache holds, and a Buffer of its own adds an
-// ArrayBuffer per message (malloc, backing store, the sweeper's accounting,
-// free), which the slab pays once per several messages: more than the
-// slab's extra page faults cost. Bodies are copied with TypedArray#set,
-// which beat a copy in the addon for these sizes.
-// Refs: benchmark/build-message.js (the 4 B and 16 KiB rows), benchmark/RESULTS.md
+function phraseOf (code, reason) {
+  return reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown')
+}
+
+// Results are views into a slab, handed out in order as Buffer.allocUnsafe()
+// hands out Node's pool: a Buffer of its own adds an ArrayBuffer per
+// message (malloc, backing store, the sweeper's accounting), which costs
+// more than serializing a small message and, up to LARGE_MAX bytes, more
+// than a second, larger slab's page faults. Every byte of a result is written before it is handed out,
+// and a slab's free part only moves forward. A UTF-8 string body goes to
+// the small slab up to UTF8_POOL_MAX chars without counting its bytes
+// first, which would cost more than the page faults. Bodies are copied with
+// TypedArray#set, which beat a copy in the addon at these sizes.
+// Refs: benchmark/build-message.js, benchmark/RESULTS.md
 const POOL_SIZE = 64 * 1024
 const POOL_MAX = 8 * 1024
 const UTF8_POOL_MAX = POOL_SIZE >>> 1
@@ -65,8 +50,7 @@ const LARGE_POOL_SIZE = 128 * 1024
 const LARGE_MAX = 32 * 1024
 
 const fill = binding === null ? null : binding.fill
-// A slab: a Buffer over all of it (buf), its ArrayBuffer (ab, as the addon
-// takes it), its size and where its free part starts (offset).
+// `ab`: the ArrayBuffer under `buf`, as the addon takes it.
 function newSlab (size) {
   return { buf: null, ab: null, size, offset: 0 }
 }
@@ -74,37 +58,25 @@ function newSlab (size) {
 const small = newSlab(POOL_SIZE)
 const large = newSlab(LARGE_POOL_SIZE)
 
-// The header block cache. Each entry holds a rendered, validated header
-// block (status line through the blank line) and everything it was rendered
-// from: the status code, the reason (undefined for the default phrase),
-// whether the head is UTF-8 (options.headerEncoding), and the header fields
-// as a flat array of the strings and numbers they were flattened to. A call
-// reuses an entry only when each of those is === to the entry's, compared
-// afresh on every call, so a value is never trusted because it is the same
-// object as before, and nothing differing from a validated value skips
-// validation. The body, options.encoding and options.chunked are not part of
-// the block: they are written after it on every call.
-//
-// The key arrays are private copies (fresh arrays made by snapshot() or
-// flatten()); the user's arrays are never kept. Each block lives in an
-// ArrayBuffer of BLOCK_MAX bytes owned by its entry and never handed out;
-// a block is rendered into the spare ArrayBuffer, which becomes the entry's
-// only once the block is complete, so a failed render leaves every entry
-// as it was. At most CACHE_SIZE entries, most recently used first; a block
-// longer than BLOCK_MAX is not cached.
+// The header block cache, most recently used first. An entry is reused
+// only when its status code, reason, head encoding and flat fields are each
+// === to the call's, compared afresh on every call: a value is never
+// trusted for being the same object as before, so nothing differing from a
+// validated value skips validation. The keys are private copies (from
+// snapshot() or flatten()). A block is rendered into the spare ArrayBuffer,
+// which becomes an entry's only once the block is complete: a failed render
+// leaves every entry as it was.
 const CACHE_SIZE = 8
 const BLOCK_MAX = 8 * 1024
 const cache = []
 let spare = null
-// For tests (cacheInfo()): calls that reused an entry, and those that did not.
+// For cacheInfo().
 let hits = 0
 let misses = 0
 
-// Admission. While the cache hits, every missed block is cached. After
-// MISS_STREAK misses in a row (header sets that never repeat, such as a
-// Content-Length that changes with every body), caching each one would cost
-// every call more than the cache saves, so only about 1 miss in 16 is
-// cached, picked by a xorshift generator so that a set repeating on any
+// After MISS_STREAK misses in a row (say, a Content-Length that changes with
+// every body) caching each miss costs more than the cache saves: only about
+// 1 in 16 is cached, picked by xorshift so that a set repeating on any
 // period still gets in; its first hit ends the streak.
 const MISS_STREAK = 32
 let streak = 0
@@ -118,9 +90,8 @@ function admit () {
   return (seed & 15) === 0
 }
 
-// Buffer's own write helpers (undocumented but present on every supported
-// line), taken once so that a later patch of Buffer.prototype cannot run
-// user code while a message is half written.
+// Taken once, so that a later patch of Buffer.prototype cannot run user
+// code while a message is half written.
 const { utf8Write, latin1Write } = Buffer.prototype
 const typedArraySet = Uint8Array.prototype.set
 const typedArrayCopyWithin = Uint8Array.prototype.copyWithin
@@ -129,7 +100,7 @@ const byteLengthOf = Object.getOwnPropertyDescriptor(
   Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get
 
 // RFC 9112 section 7.1: the end of the one chunk with the last chunk, and
-// the last chunk alone (an empty body).
+// the last chunk alone.
 const CHUNK_END = Buffer.from('\r\n0\r\n\r\n', 'latin1')
 const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1')
 
@@ -137,17 +108,6 @@ const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1')
 // are ASCII, or for latin1); a call into Buffer's writer costs more.
 const SHORT_STRING = 48
 
-// The core's numeric codes by name, for ERR_HM_REJECTED.
-const errorNames = binding === null
-  ? {}
-  : Object.fromEntries(Object.entries(binding.errors).map(([name, code]) => [code, name]))
-
-/**
- * Reads `options` into the addon's flag bits.
- *
- * @param {object|undefined|null} options
- * @returns {number}
- */
 function readOptions (options) {
   if (options === undefined || options === null) return 0
   if (typeof options !== 'object') {
@@ -155,13 +115,12 @@ function readOptions (options) {
   }
   let flags = 0
   const { encoding, chunked, headerEncoding } = options
-  // 'ascii' writes the low byte of each char, exactly like 'latin1', as
-  // Buffer.from(str, 'ascii') does (Node's Buffer docs, "Buffers and
-  // character encodings": for encoding, 'ascii' is equivalent to 'latin1').
+  // Buffer.from(str, 'ascii') writes the low byte of each char, as 'latin1'
+  // does (Node's Buffer docs, "Buffers and character encodings").
   if (encoding === 'latin1' || encoding === 'ascii') {
     flags |= BODY_LATIN1
   } else if (encoding !== undefined && encoding !== 'utf8' && encoding !== 'utf-8') {
-    throw errors.invalidArgValue('options.encoding', encoding, undefined, buildHttpMessage)
+    throw errors.invalidArgValue('options.encoding', encoding, buildHttpMessage)
   }
   if (chunked === true) {
     flags |= CHUNKED
@@ -171,8 +130,7 @@ function readOptions (options) {
   if (headerEncoding === 'utf8' || headerEncoding === 'utf-8') {
     flags |= HEAD_UTF8
   } else if (headerEncoding !== undefined && headerEncoding !== 'latin1') {
-    throw errors.invalidArgValue('options.headerEncoding', headerEncoding, undefined,
-      buildHttpMessage)
+    throw errors.invalidArgValue('options.headerEncoding', headerEncoding, buildHttpMessage)
   }
   return flags
 }
@@ -185,9 +143,7 @@ function isScalar (value) {
   return typeof value === 'string' || typeof value === 'number'
 }
 
-// Appends one header entry to `flat`. Returns false, having appended nothing
-// useful, when a type is not one buildHttpMessage accepts; validate() then
-// finds and throws the exact error.
+// Appends one header entry to `flat`; false for a type validate() refuses.
 function pushEntry (flat, name, value) {
   if (typeof name !== 'string') return false
   if (typeof value === 'string') {
@@ -212,13 +168,10 @@ function pushEntry (flat, name, value) {
   return true
 }
 
-// Reads `headers` once: a fresh flat array [name, value, ...] of the names
-// and the values as read (any type), or null for a shape validate() rejects
-// (not an array or object, an odd-length array). Every later step (the cache
-// key, the fields for the addon, validation and its error) works on this
-// copy (and flatten() puts copies of array values in it), so a getter or
-// proxy trap on `headers` or on an array value runs once per call for each
-// value, and what is checked is what is written.
+// Reads `headers` once into a fresh [name, value, ...] array, or null for a
+// shape validate() refuses. Every later step works on this copy, so a getter
+// or proxy trap runs once per value and call, and what is checked is what
+// is written.
 function snapshot (headers) {
   if (headers === undefined || headers === null) return []
   if (Array.isArray(headers)) {
@@ -238,11 +191,9 @@ function snapshot (headers) {
   return snap
 }
 
-// Turns a snapshot into the flat [name, value, ...] array of string names
-// and string or number values the output is made of (array values become
-// one entry per line, or one joined Cookie line), or returns null when any
-// type is wrong (no character checks here: the addon or validate() make
-// those). A snapshot that already has that form is returned as it is.
+// The snapshot as string names and string or number values, one entry per
+// line (a Cookie array joined), or null for a wrong type. Characters are
+// checked by the addon or validate().
 function flatten (snap) {
   let i = 0
   while (i < snap.length && typeof snap[i] === 'string' && isScalar(snap[i + 1])) i += 2
@@ -251,8 +202,7 @@ function flatten (snap) {
   for (; i < snap.length; i += 2) {
     let value = snap[i + 1]
     if (Array.isArray(value)) {
-      // An array value is read once too, into a copy that validate() then
-      // checks in its place.
+      // Read once too: validate() checks the copy.
       const items = new Array(value.length)
       for (let j = 0; j < items.length; j++) items[j] = value[j]
       snap[i + 1] = value = items
@@ -262,20 +212,17 @@ function flatten (snap) {
   return flat
 }
 
-// Joins a flat array of string names and string or number values into the
-// addon's `name NUL value CR LF` lines (a number as String(n)). One string
-// crosses into the addon instead of one per field: reading a string through
-// Node-API costs more than the bytes it copies.
+// The addon's `name NUL value CR LF` lines: one string crosses into the
+// addon instead of one per field, as reading a string through Node-API costs
+// more than the bytes it copies.
 function joinFields (flat) {
   let fields = ''
   for (let i = 0; i < flat.length; i += 2) fields += flat[i] + '\0' + flat[i + 1] + '\r\n'
   return fields
 }
 
-// The cache entry whose inputs equal these, moved to the front, or null.
-// `reason` is a string or undefined (the default phrase); `flat` holds only
-// strings and numbers, compared with === (numbers by value; NaN never
-// matches, which only costs a miss).
+// The entry whose inputs equal these, moved to the front, or null. NaN
+// never matches, which only costs a miss.
 function lookup (code, reason, utf8, flat) {
   const n = flat.length
   for (let e = 0; e < cache.length; e++) {
@@ -293,9 +240,7 @@ function lookup (code, reason, utf8, flat) {
   return null
 }
 
-// Makes `len` bytes just rendered at the start of `spare` a cache entry,
-// evicting the least recently used one when the cache is full. Returns the
-// block.
+// Makes the `len` bytes rendered at the start of `spare` an entry.
 function remember (code, reason, utf8, flat, len) {
   const block = Buffer.from(spare, 0, len)
   const entry = { code, reason, utf8, flat, block }
@@ -316,26 +261,22 @@ function getSpare () {
   return spare
 }
 
-// Renders and checks the header block with the addon, into the spare block
-// memory when it fits there (then cached) or as a Buffer of its own.
-// Returns the block, or the core's rejection code.
-function renderNative (code, reason, utf8, flat) {
-  const r = fill(joinFields(flat), flat.length >>> 1, code, reason, undefined,
-    utf8 ? HEAD_UTF8 : 0, getSpare(), 0)
+// A miss with a UTF-8 head: the addon checks and renders the block, into
+// the spare block memory where it fits. Null where the addon refuses.
+function renderUtf8Native (code, reason, flat) {
+  const r = fill(joinFields(flat), flat.length >>> 1, code, reason, undefined, HEAD_UTF8, getSpare(), 0)
   if (typeof r !== 'number') return r
-  if (r < 0) return -r
-  return admit() ? remember(code, reason, utf8, flat, r) : Buffer.from(spare, 0, r)
+  if (r < 0) return null
+  return admit() ? remember(code, reason, true, flat, r) : Buffer.from(spare, 0, r)
 }
 
 // A miss with a latin1 head: the addon checks and writes the whole message
-// in one call, and the head's bytes are then copied into the spare block
-// memory and cached. The default reason is
-// passed as a string, so the head's length is known exactly:
-// "HTTP/1.1 ddd " + reason + CRLF, `name: value` CRLF per field (each one
-// byte longer than its `name NUL value CR LF` in `fields`), CRLF. Returns
-// the message, or the core's rejection code.
+// in one call, and the head's bytes are then cached. With the default
+// reason passed as a string, the head's length is known exactly:
+// "HTTP/1.1 ddd " + reason + CRLF, per field one byte more than its
+// `name NUL value CR LF`, CRLF. Null where the addon refuses.
 function buildNative (code, reason, flat, body, flags) {
-  const phrase = reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown')
+  const phrase = phraseOf(code, reason)
   const fields = joinFields(flat)
   const numHeaders = flat.length >>> 1
   const head = 17 + phrase.length + fields.length + numHeaders
@@ -350,7 +291,7 @@ function buildNative (code, reason, flat, body, flags) {
   // The addon writes only when the message fits at `off`; otherwise it
   // returns a Buffer of its own.
   const r = fill(fields, numHeaders, code, phrase, body, flags, slab === null ? null : slab.ab, off)
-  if (typeof r === 'number' && r < 0) return -r
+  if (typeof r === 'number' && r < 0) return null
   const out = typeof r === 'number' ? take(slab, off, r) : r
   if (head <= BLOCK_MAX && head <= out.length && endsHead(out, head) && admit()) {
     const block = Buffer.from(out.buffer, out.byteOffset, head)
@@ -366,11 +307,9 @@ function endsHead (buf, len) {
   return buf[len - 4] === 13 && buf[len - 3] === 10 && buf[len - 2] === 13 && buf[len - 1] === 10
 }
 
-// The JS fallback's header block, for input validate() accepted: the same
-// bytes as src/http_message.c hm_write(), in the text lib/render.js renders
-// a response's block in (lib/head.js).
+// The header block without the addon, for input validate() accepted.
 function renderJs (code, reason, utf8, flat) {
-  let head = statusLine(code, reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown'))
+  let head = statusLine(code, phraseOf(code, reason))
   for (let i = 0; i < flat.length; i += 2) head += fieldLine(flat[i], flat[i + 1])
   head += LINE_END
   // Validated chars are at most 0xFF: two UTF-8 bytes each at most.
@@ -581,7 +520,7 @@ function validate (statusCode, code, reason, headers, snap, body) {
   }
   if (snap === null) {
     if (Array.isArray(headers)) {
-      throw errors.invalidArgValue('headers', headers, undefined, buildHttpMessage)
+      throw errors.invalidArgValue('headers', headers, buildHttpMessage)
     }
     throw errors.invalidArgType('headers', 'an array or an object', headers, buildHttpMessage)
   }
@@ -593,52 +532,26 @@ function validate (statusCode, code, reason, headers, snap, body) {
 }
 
 /**
- * Serializes one HTTP/1.1 response into a single Buffer.
- *
- * The bytes equal what Node sends for `res.writeHead(statusCode, reason,
- * headers)` then `res.end(body)`, given that `headers` lists every header
- * line Node would send (no Date, Content-Length or Connection is added) and
- * that `options.headerEncoding` matches how Node encodes the head for that
- * body (UTF-8 when merged with a utf8 string body, else latin1).
- *
- * Header values may be strings, numbers (as String(n)) or arrays of those
- * (one line per element; a `Cookie` array of two or more is joined with
- * '; ', as Node does). `undefined` throws ERR_HTTP_INVALID_HEADER_VALUE as
- * in Node; unlike Node, objects, booleans, null and symbols are refused with
- * ERR_INVALID_ARG_TYPE instead of being stringified.
- *
- * @param {number|string} statusCode Coerced with `| 0` like writeHead();
- *   must then be 100..999 (RangeError ERR_HTTP_INVALID_STATUS_CODE).
- * @param {string|undefined|null} reason The reason phrase; undefined or
- *   null picks the default for the code ('unknown' for unlisted codes).
- * @param {Array<string|number|Array<string|number>>|Object<string, *>|undefined|null} headers
- *   A flat [name, value, ...] array (even length) or an object whose own
- *   enumerable keys are taken in Object.keys() order.
- * @param {string|Uint8Array|undefined|null} body
- * @param {object} [options]
- * @param {'utf8'|'utf-8'|'latin1'|'ascii'} [options.encoding='utf8'] How a
- *   string body becomes bytes ('ascii' writes the low byte, like latin1).
- * @param {boolean} [options.chunked=false] Frame the body as one chunk plus
- *   the last chunk (the caller lists `Transfer-Encoding: chunked`).
- * @param {'latin1'|'utf8'} [options.headerEncoding='latin1'] How chars
- *   0x80..0xFF in the status line and header fields become bytes.
- * @returns {Buffer}
- * @throws {TypeError|RangeError} With Node's `code` and message for input
- *   Node would refuse.
+ * One HTTP/1.1 response as one Buffer: the bytes Node sends for
+ * `res.writeHead(statusCode, reason, headers)` then `res.end(body)` where
+ * `headers` lists every line Node would send (nothing is added). Unlike
+ * Node, header values that are objects, booleans, null or symbols are
+ * refused (ERR_INVALID_ARG_TYPE), not stringified. Options and types:
+ * docs/build-http-message.md, index.d.ts.
  */
 function buildHttpMessage (statusCode, reason, headers, body, options) {
   const flags = readOptions(options)
   // ToInt32, exactly as writeHead() coerces: '404' -> 404, 200.9 -> 200.
   const code = statusCode | 0
-  // The only reads of `headers` (user code may run here, before anything is
-  // looked up or written).
+  // The only reads of `headers`: user code may run here, before anything is
+  // looked up or written.
   const snap = snapshot(headers)
   const flat = snap === null ? null : flatten(snap)
+  const why = typeof reason === 'string' ? reason : undefined
+  const utf8 = (flags & HEAD_UTF8) !== 0
   if (flat !== null &&
       (reason === undefined || reason === null || typeof reason === 'string') &&
       (body === undefined || body === null || typeof body === 'string' || isUint8Array(body))) {
-    const why = typeof reason === 'string' ? reason : undefined
-    const utf8 = (flags & HEAD_UTF8) !== 0
     const entry = lookup(code, why, utf8, flat)
     if (entry !== null) {
       hits++
@@ -647,29 +560,19 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
     }
     misses++
     if (streak < MISS_STREAK) streak++
-    if (binding !== null && !utf8) {
-      const out = buildNative(code, why, flat, body, flags)
-      if (typeof out !== 'number') return out
-      // The addon says no; the JS rules say why, with Node's error.
-      validate(statusCode, code, reason, headers, snap, body)
-      throw errors.rejected(errorNames[out] || 'unknown', out, buildHttpMessage)
-    }
     if (binding !== null) {
-      const block = renderNative(code, why, utf8, flat)
-      if (typeof block !== 'number') return assemble(block, body, flags)
-      // The addon says no; the JS rules say why, with Node's error.
-      validate(statusCode, code, reason, headers, snap, body)
-      throw errors.rejected(errorNames[block] || 'unknown', block, buildHttpMessage)
+      const out = utf8 ? renderUtf8Native(code, why, flat) : buildNative(code, why, flat, body, flags)
+      if (out !== null) return utf8 ? assemble(out, body, flags) : out
     }
-    validate(statusCode, code, reason, headers, snap, body)
-    return assemble(renderJs(code, why, utf8, flat), body, flags)
   }
-  // A shape or type the branch above refuses, which validate() throws for.
+  // Without the addon, or where it refused or a type is wrong: validate()
+  // throws Node's error. The addon checks by the same rules
+  // (test/build-errors.test.js), so it refuses nothing validate() accepts.
   validate(statusCode, code, reason, headers, snap, body)
+  return assemble(renderJs(code, why, utf8, flat), body, flags)
 }
 
-// The header block cache's state, for tests: not part of the package's API
-// (lib/index.js exports only buildHttpMessage, isNative and loadError).
+// For tests: not part of the package's API.
 function cacheInfo () {
   let bytes = 0
   for (const entry of cache) bytes += entry.block.length
@@ -680,6 +583,5 @@ module.exports = {
   buildHttpMessage,
   cacheInfo,
   isNative: binding !== null,
-  // Why the addon did not load (an Error), or null when it did.
   loadError
 }

@@ -1,10 +1,8 @@
-// Module customization hooks for Node lines without module.registerHooks,
-// registered by lib/preload.js through module.register. They run in Node's
-// hooks thread, which cannot patch the application's http, so an import of
-// http or https is resolved to a generated wrapper module instead: run in
-// the application's thread, it requires the builtin (which the Module._load
-// watcher of lib/preload.js sees, and installs on) and re-exports it, the
-// default export and every named one.
+// Module hooks for Node lines without module.registerHooks. They run in
+// Node's hooks thread, which cannot patch the application's http, so an
+// import of http or https resolves to a generated module that, in the
+// application's thread, requires the builtin, tells the preload, and
+// re-exports every export.
 
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
@@ -31,7 +29,7 @@ export async function load (url, context, nextLoad) {
   const source = `import { createRequire } from 'node:module'
 const require = createRequire(${JSON.stringify(PRELOAD)})
 const builtin = require('node:${id}')
-require(${JSON.stringify(PRELOAD)}).installNow()
+require(${JSON.stringify(PRELOAD)}).httpSeen()
 export default builtin
 export const { ${names.join(', ')} } = builtin
 `

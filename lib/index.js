@@ -1,16 +1,8 @@
 'use strict'
 
-// The public API. Loading this file loads neither node:http nor the addon:
-// lib/shim.js (which needs http) is loaded by install() and by what reads its
-// state, lib/binding.js by isNative/loadError, lib/build.js by
-// buildHttpMessage, so that the preload (lib/preload.js) can wait for the
-// application to load http first, and the kill switch loads nothing.
-//
-// The preload does not load even this file when http loads: it puts
-// stand-ins on ServerResponse.prototype (lib/patches.js), which call
-// installFromPreload() when a server starts listening, at the first call
-// of a stand-in, or when isInstalled(), isActive(), stats() or the exit
-// report asks, whichever comes first.
+// The public API. Loading this file loads neither node:http nor the addon,
+// so that the preload can wait for the application to load http, and the
+// kill switch loads nothing: each is required where first needed.
 
 const util = require('node:util')
 const { disabledByEnv, reportWanted } = require('./env.js')
@@ -18,8 +10,8 @@ const { disabledByEnv, reportWanted } = require('./env.js')
 const debug = util.debuglog('http-oneshot')
 
 let shim = null
-// lib/shim.js reads Node's methods off ServerResponse.prototype when it
-// loads (lib/internals.js): with the stand-ins taken off.
+// The shim reads Node's methods off ServerResponse.prototype as it loads:
+// with the stand-ins taken off.
 function loadShim () {
   if (shim === null) shim = standIn().bare(() => require('./shim.js'), false)
   return shim
@@ -29,8 +21,7 @@ function standIn () {
   return require('./patches.js')
 }
 
-// lib/binding.js exports the addon or null; why it is null is kept on its
-// module record (see the end of that file).
+// lib/binding.js exports the addon or null; why null is on its module record.
 function bindingState () {
   const binding = require('./binding.js')
   const record = require.cache[require.resolve('./binding.js')]
@@ -41,35 +32,38 @@ function bindingState () {
   }
 }
 
-// Why the native path is not running, as a code (Stats#inactiveReason)
-// and in words (NODE_DEBUG=http-oneshot, the install() warning,
-// HTTP_ONESHOT_REPORT); null once installed.
+// Why the native path is not running (stats().inactiveReason, and in words
+// for NODE_DEBUG, the install() warning and the report); null once installed.
 let inactive = disabledByEnv()
-  ? { reason: 'disabled', message: `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}` }
+  ? { reason: 'disabled', message: disabledMessage() }
   : { reason: 'not-installed', message: 'install() has not run (the preload waits for the application to load http)' }
 // Whether install() was asked for and not undone since: a probe answer
 // that arrives later installs only then.
 let wanted = false
 let warned = false
-// Responses that started while the probe's answer was awaited: Node's own
-// path took them.
+// Responses Node's own path took while the probe's answer was awaited.
 let pending = 0
+
+function disabledMessage () {
+  return `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}`
+}
 
 function setInactive (reason, message) {
   inactive = { reason, message }
   debug('inactive (%s): %s', reason, message)
 }
 
-// Emitted by an explicit install() only, once per process. The preload says
+// Warns for an explicit install() only, once per process. The preload says
 // nothing where it stays off: NODE_DEBUG, stats() and the report say why.
-function warnOnce (explicit) {
+function stayOff (reason, message, explicit) {
+  setInactive(reason, message)
   if (!explicit || warned) return
   warned = true
   process.emitWarning(`http-oneshot is not installed: ${inactive.message}. ` +
     'Every response takes Node\'s own path.', { code: 'HTTP_ONESHOT_INACTIVE' })
 }
 
-// Why the addon cannot serve, or null. Loads lib/binding.js only.
+// Why the addon cannot serve, or null.
 function bindingProblem () {
   const { binding, loadError, loadAdvice } = bindingState()
   if (binding !== null) return null
@@ -83,9 +77,7 @@ function bindingProblem () {
   }
 }
 
-// Responses that start while the probe's answer is awaited take Node's own
-// path; they are counted as they start (http publishes
-// http.server.request.start before the 'request' event).
+// Counted as they start: http publishes this before the 'request' event.
 const REQUEST_START = 'http.server.request.start'
 let counting = false
 function countPending () {
@@ -100,9 +92,8 @@ function countWhilePending (on) {
   else dc.unsubscribe(REQUEST_START, countPending)
 }
 
-// Loads the shim (which reads the probe's answer: stored, or probed now in
-// a child that is waited for) and installs it where it can run, in the
-// place of the preload's stand-ins (lib/patches.js), if any.
+// Loading the shim reads the probe's answer: stored, or probed now in a
+// child that is waited for.
 function installShim (explicit) {
   countWhilePending(false)
   standIn().settle(() => installWhereItRuns(explicit))
@@ -115,24 +106,20 @@ function installWhereItRuns (explicit) {
   const s = loadShim()
   if (require('./internals.js') === null) {
     // Node's Date is read through its own _storeHeader(): a wrapper put
-    // there first is not called on the package's behalf (lib/internals.js).
+    // there first would not be called on the package's behalf.
     const store = wrappers(false).find((w) => w.method === 'OutgoingMessage.prototype._storeHeader')
     if (store !== undefined) {
-      setInactive('wrapped', `OutgoingMessage.prototype._storeHeader was already wrapped by another module (function ${store.wrapper})`)
-      warnOnce(explicit)
-      return
+      stayOff('wrapped', `OutgoingMessage.prototype._storeHeader was already wrapped by another module (function ${store.wrapper})`, explicit)
+    } else {
+      stayOff('unsupported-node', `Node ${process.version} is not a line whose http internals http-oneshot reproduces`, explicit)
     }
-    setInactive('unsupported-node',
-      `Node ${process.version} is not a line whose http internals http-oneshot reproduces`)
-    warnOnce(explicit)
     return
   }
   if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
     // Another agent already defined ServerResponse#end: stay out of its way.
     const end = wrappers(false).find((w) => w.method === 'ServerResponse.prototype.end')
-    setInactive('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module' +
-      (end === undefined ? '' : ` (function ${end.wrapper})`))
-    warnOnce(explicit)
+    stayOff('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module' +
+      (end === undefined ? '' : ` (function ${end.wrapper})`), explicit)
     return
   }
   s.install()
@@ -147,10 +134,10 @@ function installWhereItRuns (explicit) {
 }
 
 // The probe child answered, or gave none (the shim then probes in this
-// process): install if still wanted. Runs as its own task, between two
-// responses' code; a response that started on Node's path meets the shim
-// at its next call, which decides from the response's state as it does for
-// any response that began before install() (test/startup-cache.test.js).
+// process). Runs as its own task, between two responses' code: a response
+// that started on Node's path meets the shim at its next call, which
+// decides from the response's state as for any response that began before
+// install() (test/startup-cache.test.js).
 function onProbeAnswer () {
   countWhilePending(false)
   if (!wanted || installedNow()) return
@@ -162,19 +149,17 @@ function onProbeAnswer () {
 // waits: until the probe answers, responses take Node's own path).
 function activate (explicit) {
   wanted = true
-  cancelDeferredLoad()
+  standIn().cancel()
   if (installedNow()) return
   const problem = bindingProblem()
   if (problem !== null) {
-    // Node's own methods go back where the stand-ins were.
+    // The stand-ins give their places back to Node's methods.
     standIn().settle(() => {})
-    setInactive(problem.reason, problem.message)
-    if (problem.reason !== 'addon-disabled') warnOnce(explicit)
+    stayOff(problem.reason, problem.message, explicit && problem.reason !== 'addon-disabled')
     return
   }
   if (!explicit && shim === null) {
     if (inactive !== null && inactive.reason === 'probe-pending') return
-    // The probe is loaded only where no answer is stored.
     if (require('./protocol/answer.js').knownAnswer() === undefined &&
         require('./protocol/probe.js').probeInBackground(onProbeAnswer)) {
       countWhilePending(true)
@@ -206,7 +191,7 @@ function install (options = {}) {
   }
   if (reportWanted()) require('./report.js').arm()
   if (disabledByEnv()) {
-    setInactive('disabled', `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}`)
+    setInactive('disabled', disabledMessage())
     return uninstall
   }
   if (max !== undefined) require('./decide.js').setMaxBodySize(max)
@@ -214,44 +199,23 @@ function install (options = {}) {
   return uninstall
 }
 
-// The preload's install() (lib/preload.js), run when a server starts
-// listening, a stand-in is first called or the state is asked for
-// (lib/patches.js): as install() without options, but silent, and
-// without waiting for the probe.
+// The preload's install(): silent, and never waits for the probe.
 function installFromPreload () {
-  if (disabledByEnv()) {
-    setInactive('disabled', `turned off by HTTP_ONESHOT=${process.env.HTTP_ONESHOT}`)
-    return
-  }
-  activate(false)
+  if (disabledByEnv()) setInactive('disabled', disabledMessage())
+  else activate(false)
 }
 
-// Whether node:http is loaded (the preload defers nothing before).
-function httpIsLoaded () {
-  const list = process.moduleLoadList
-  return Array.isArray(list) && list.includes('NativeModule _http_server')
-}
-
-// Runs the preload's deferred load, if it waits: what asks for the
-// package's state calls it first, so that the answer is the one it gives
-// after the load.
+// Runs the preload's deferred load, if it waits, so that what asks for the
+// package's state gets the answer it gives after the load.
 function loadDeferred () {
-  if (!httpIsLoaded()) return
+  const preload = require('./preload.js')
+  if (!preload.httpLoaded()) return
   // http may have loaded where the preload did not see it
-  // (process.getBuiltinModule()): it defers the load now.
-  require('./preload.js').httpSeen()
+  // (process.getBuiltinModule()).
+  preload.httpSeen()
   standIn().runDeferred()
 }
 
-function cancelDeferredLoad () {
-  standIn().cancel()
-}
-
-/**
- * Why the native path is not running, as stats().inactiveReason, with the
- * sentence NODE_DEBUG prints; null when installed.
- * @returns {{ reason: string, message: string } | null}
- */
 function inactiveState () {
   loadDeferred()
   return inactive === null ? null : { reason: inactive.reason, message: inactive.message }
@@ -263,23 +227,16 @@ function inactiveState () {
  */
 function uninstall () {
   wanted = false
-  cancelDeferredLoad()
+  standIn().cancel()
   countWhilePending(false)
-  // Stand-ins still waiting give their places back to Node's methods.
   standIn().settle(() => {})
   if (shim !== null && shim.isInstalled()) shim.uninstall()
   if (inactive === null || inactive.reason === 'probe-pending') setInactive('not-installed', 'uninstall() ran')
 }
 
-/**
- * The wrappers found where Node's own methods should have been when the
- * shim loaded (lib/node-methods.js): each runs as it would without the
- * package, and the responses it stands in the way of fall back (`patched`)
- * or go native beneath it. With `withFile`, the file each was defined in
- * (the inspector: slow, for the report and NODE_DEBUG only).
- * @param {boolean} withFile
- * @returns {{ method: string, wrapper: string, file?: string|null, advice: string }[]}
- */
+// The wrappers found in Node's methods' place when the shim loaded. With
+// `withFile`, the file each was defined in: the inspector, slow, for the
+// report and NODE_DEBUG only.
 function wrappers (withFile) {
   if (shim === null) return []
   const methods = require('./node-methods.js')
@@ -293,8 +250,6 @@ function wrappers (withFile) {
   })
 }
 
-// The load order that puts the package before the module a wrapper came
-// from (named from its file where known).
 function loadOrderAdvice (file) {
   const at = typeof file === 'string' ? file.lastIndexOf('node_modules/') : -1
   let name = 'the module that put it there'
@@ -329,35 +284,23 @@ function isActive () {
 }
 
 /**
- * Counters since load or the last resetStats().
- * @returns {{ native: number, fallback: number, direct: number, partial: number,
- *   reasons: Record<string, number>, writes: { native: number, fallback: number } }}
+ * Counters since load or the last resetStats(), and why the package is
+ * inactive (the Stats type in index.d.ts).
  */
 function stats () {
   loadDeferred()
-  const inactiveReason = inactive === null ? null : inactive.reason
-  // lib/shim.js's counters, as a copy.
-  const counted = shim === null ? null : shim.counts()
-  const reasons = counted === null ? {} : counted.reasons
-  if (pending !== 0) reasons['probe-pending'] = pending
-  if (counted === null) {
-    return {
-      native: 0, fallback: pending, direct: 0, partial: 0, reasons, writes: { native: 0, fallback: 0 }, inactiveReason, wrapped: []
-    }
-  }
+  const counted = shim === null
+    ? { native: 0, fallback: 0, direct: 0, partial: 0, reasons: {}, writes: { native: 0, fallback: 0 } }
+    : shim.counts()
+  if (pending !== 0) counted.reasons['probe-pending'] = pending
   return {
     native: counted.native,
     fallback: counted.fallback + pending,
-    // Native responses written to the socket's descriptor by C: whole
-    // (direct), or in part with the rest through socket.write() (partial).
     direct: counted.direct,
     partial: counted.partial,
-    reasons,
-    // write() calls of chunked responses sent in fewer socket writes
-    // (native), and those Node's own write() handled (fallback).
+    reasons: counted.reasons,
     writes: counted.writes,
-    inactiveReason,
-    // Wrappers that were in Node's place when the package installed.
+    inactiveReason: inactive === null ? null : inactive.reason,
     wrapped: wrappers(false).map(({ method, wrapper }) => ({ method, wrapper }))
   }
 }
@@ -368,8 +311,8 @@ function resetStats () {
 }
 
 /**
- * The decision function: null when res.end(chunk, encoding) may take the
- * native path, else the FALLBACK reason.
+ * Null when res.end(chunk, encoding) may take the native path, else the
+ * FALLBACK reason.
  */
 function fallbackReason (res, chunk, encoding) {
   return loadShim().fallbackReason(res, chunk, encoding)
@@ -391,7 +334,7 @@ Object.defineProperties(module.exports, {
   isNative: { enumerable: true, get: () => bindingState().binding !== null },
   loadError: { enumerable: true, get: () => bindingState().loadError },
   FALLBACK: { enumerable: true, get: () => loadShim().FALLBACK },
-  // For lib/preload.js and lib/report.js; not part of the API.
+  // Not part of the API.
   installFromPreload: { enumerable: false, value: installFromPreload },
   wrappers: { enumerable: false, value: wrappers },
   inactiveState: { enumerable: false, value: inactiveState }

@@ -1,10 +1,7 @@
 'use strict'
 
-// The platforms the published tarball carries a prebuilt addon for.
-// scripts/prebuild.js makes one per entry (the linux-arm64 one with a cross
-// compiler) and node-gyp-build picks the one matching the running process at
-// load time. Everywhere else the install script compiles the addon, which
-// needs a C toolchain; the load-error and install messages name this list.
+// The platforms the published tarball carries a prebuilt addon for
+// (scripts/prebuild.js makes them); elsewhere the install compiles one.
 
 const PREBUILT = [
   { platform: 'linux', arch: 'x64', libc: 'glibc' },

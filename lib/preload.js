@@ -1,38 +1,22 @@
 'use strict'
 
-// What `-r http-oneshot/register` and `--import http-oneshot/register` do:
-// nothing at startup but watch for the application's first load of Node's
-// HTTP server (http, https, or _http_server itself), and install() then,
+// `-r` / `--import http-oneshot/register`: nothing at startup but watch for
+// the application's first load of Node's HTTP server, and install then,
 // before the application's code sees the module. Loading this file loads
 // neither http nor the addon, so a process that never serves HTTP (npm, a
-// build tool started under NODE_OPTIONS) runs exactly as without it.
+// build tool under NODE_OPTIONS) runs exactly as without it.
 //
-// How the load is seen, as APM agents see it:
-//   require()        a wrapper of Module._load (as require-in-the-middle
-//                    does)
-//   import           module.registerHooks (Node 24 and later), a resolve
-//                    hook in the application's own thread. Before 24
-//                    (see hook()), and only for an ESM entry point,
-//                    module.register, whose resolve hook,
-//                    in Node's hooks thread, sends http imports to a
-//                    wrapper module that requires the builtin, which the
-//                    Module._load wrapper sees (lib/esm-hooks.mjs).
-//                    Starting that thread costs tens of milliseconds of
-//                    CPU (benchmark/startup.js), so a CommonJS entry or
-//                    `-e` does without it, whichever preload flag loaded
-//                    this file.
-//   anything else    the first request a server receives
-//                    (diagnostics_channel http.server.request.start, which
-//                    http publishes before the 'request' event), so that no
-//                    server runs unpatched
-// Each watcher is removed, or turned into a pass-through when another module
-// wrapped it since, once install() ran.
+// The load is seen as APM agents see it: require() through a wrapper of
+// Module._load; import through module.registerHooks (Node 24+) or, before
+// 24 and for an ESM entry point only, module.register (lib/esm-hooks.mjs),
+// whose hooks thread costs tens of milliseconds of CPU
+// (benchmark/startup.js); anything else at the first request a server
+// receives, so that no server runs unpatched.
 
 const dc = require('node:diagnostics_channel')
 const Module = require('node:module')
 
-// The specifiers whose loading loads _http_server, which defines
-// ServerResponse.
+// The specifiers whose loading loads _http_server (ServerResponse).
 const TRIGGERS = new Set([
   'http', 'node:http', 'https', 'node:https', '_http_server', 'node:_http_server'
 ])
@@ -44,19 +28,18 @@ let done = false
 let originalLoad = null
 let hooks = null
 
+/** Whether node:http is loaded. */
 function httpLoaded () {
   const list = process.moduleLoadList
   return Array.isArray(list) && list.includes('NativeModule _http_server')
 }
 
-// Runs install() once, after removing the watchers: deferred, with
-// stand-ins in the shim's place (lib/patches.js), unless a server
-// received a request already (`serving`).
+// Installs once, deferred behind the stand-ins unless a server is serving.
 function fire (serving) {
   if (done) return
   done = true
   unhook()
-  if (serving) require('./index.js').installFromPreload()
+  if (serving) loadPackage()
   else require('./patches.js').defer(loadPackage)
 }
 
@@ -69,16 +52,15 @@ function onRequestStart () {
 }
 
 // Fires before the load it sees: an agent's hook that patches http as it
-// loads (a wrapper of Module._load or of require() put on before this one)
-// then wraps the stand-ins, as when it loads after the package.
+// loads then wraps the stand-ins, as when it loads after the package.
 function load (request, parent, isMain) {
   if (!done && TRIGGERS.has(request)) fire()
   return originalLoad.apply(this, arguments)
 }
 
 function unhook () {
-  // A wrapper added over ours by another module keeps ours in its chain;
-  // done makes ours a pass-through.
+  // A wrapper another module added over ours keeps ours in its chain, as a
+  // pass-through once `done`.
   if (originalLoad !== null && Module._load === load) Module._load = originalLoad
   if (hooks !== null) hooks.deregister()
   hooks = null
@@ -107,16 +89,14 @@ function isESMEntry (file) {
 }
 
 /**
- * Watches for the application's first load of http and installs then.
- * Does nothing under HTTP_ONESHOT=0, and installs at once when http is
- * already loaded. Idempotent. Under HTTP_ONESHOT_REPORT, arms the report
- * printed at exit (lib/report.js).
+ * Watches for the application's first load of http and installs then
+ * (at once when http is already loaded). Idempotent.
  */
 function hook () {
   if (hooked) return
   hooked = true
-  // lib/env.js reads the switches; without either variable, as in most
-  // processes, it is not even loaded (each file loaded costs start-up).
+  // Without either variable, as in most processes, lib/env.js is not even
+  // loaded: each file loaded costs start-up.
   const env = process.env
   if (env.HTTP_ONESHOT !== undefined || env.HTTP_ONESHOT_REPORT !== undefined) {
     const { disabledByEnv, reportWanted } = require('./env.js')
@@ -138,8 +118,7 @@ function hook () {
   // after it (test/startup-cache.test.js, "an asynchronous loader"). On
   // Node 22 a synchronous resolve hook that passes an import on to such a
   // loader throws ERR_METHOD_NOT_IMPLEMENTED ("The resolveSync() method is
-  // not implemented"), so there, as on Node 20, module.register serves an
-  // ESM entry point.
+  // not implemented").
   if (typeof Module.registerHooks === 'function' && MAJOR >= 24) {
     hooks = Module.registerHooks({
       resolve (specifier, context, nextResolve) {
@@ -153,10 +132,10 @@ function hook () {
   }
 }
 
-// For lib/index.js, which found http loaded: fires if the preload still
-// watches for it.
+// http is loaded (lib/esm-hooks.mjs, or lib/index.js asked): fires if the
+// preload still watches for it.
 function httpSeen () {
   if (hooked && !done) fire(false)
 }
 
-module.exports = { hook, installNow: () => fire(false), httpSeen }
+module.exports = { hook, httpLoaded, httpSeen }

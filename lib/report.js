@@ -94,10 +94,6 @@ function onRequestStart () {
   seen++
 }
 
-function pad (text, width) {
-  return text.length >= width ? text : text + ' '.repeat(width - text.length)
-}
-
 /**
  * The report, as printed.
  * @param {ReturnType<import('./index.js')['stats']>} stats
@@ -127,7 +123,7 @@ function format (stats, inactive, requests, wrappers = []) {
     const count = Math.max(...reasons.map(([, n]) => String(n).length))
     lines.push('  on Node\'s own path, by reason:')
     for (const [reason, n] of reasons) {
-      lines.push(`    ${String(n).padStart(count)}  ${pad(reason, width)}  ${ADVICE[reason] || ''}`)
+      lines.push(`    ${String(n).padStart(count)}  ${reason.padEnd(width)}  ${ADVICE[reason] || ''}`)
     }
   }
   return lines.join('\n') + '\n'
