@@ -1,18 +1,15 @@
 'use strict'
 
 // The probe's answer as this process knows it: remembered here, or stored
-// by an earlier process (lib/protocol/cache.js). A file apart from
-// lib/protocol/probe.js so that a process whose answer is stored, as most
-// are, never loads the probe: every file loaded stays in the heap for the
-// life of the process (its source text and what V8 compiled of it), and a
+// by an earlier process. Apart from probe.js so that a process whose answer
+// is stored never loads the probe: a file loaded stays in the heap, and a
 // few hundred KiB more live heap can make V8 collect the old generation
 // twice as often (benchmark/RESULTS.md, static files).
 
 const cache = require('./cache.js')
 
-// How the shim prints a header store to compare it with Node's
-// (lib/headers.js) and how the probe printed Node's (the answer's
-// shape.storeShown): options spelt out, so that util.inspect.defaultOptions
+// How lib/headers.js prints a header store and the probe printed Node's
+// (shape.storeShown): spelt out, so that util.inspect.defaultOptions
 // changed in one process but not the other cannot make them differ.
 const INSPECT = Object.freeze({
   showHidden: false,
@@ -33,12 +30,8 @@ const INSPECT = Object.freeze({
 let known
 let key = null
 
-/**
- * The answer for this binary: remembered in this process, or stored by an
- * earlier one. undefined when not known yet, and always under
- * HTTP_ONESHOT_PROBE=inline (which neither reads nor stores an answer).
- * @returns {object|undefined}
- */
+// undefined when not known yet, and always under HTTP_ONESHOT_PROBE=inline
+// (which neither reads nor stores an answer).
 function knownAnswer () {
   if (known !== undefined || process.env.HTTP_ONESHOT_PROBE === 'inline') return known
   try {
@@ -51,17 +44,11 @@ function knownAnswer () {
   return known
 }
 
-// Remembers an answer the probe gave in this process or in a child.
 function remember (answer) {
   known = answer
 }
 
-/**
- * The stored answer in the form probeIsolated() (lib/protocol/probe.js)
- * returns, or null when none is known: the probe need not be loaded.
- * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
- *   write: 'node20'|'node24'|null, sources: object, isolated: true, cached: true} | null}
- */
+// The stored answer in the form probeIsolated() returns, or null.
 function storedAnswer () {
   const stored = knownAnswer()
   if (stored === undefined) return null

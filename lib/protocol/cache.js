@@ -1,29 +1,17 @@
 'use strict'
 
-// The probe's answer (lib/protocol/probe.js), remembered per Node binary on
-// disk so that a process does not run the probe child again at start-up.
-//
-// An entry is a JSON file holding its key and the answer. The key names
-// everything the answer depends on: the binary (process.execPath, its
-// size, mtime, inode and device), what it was built as (process.version,
-// platform, arch, a hash of process.config and of process.versions) and
-// the probe itself (probe.js's size, mtime, ctime and inode). An entry is used only
-// when the key it carries equals the key computed by the process reading
-// it, so that another binary, a rebuilt one, or a changed probe never
-// reuses an answer; anything unreadable or malformed counts as no entry.
-//
-// Where: $HTTP_ONESHOT_CACHE_DIR when set (and only there), else
-// $XDG_CACHE_HOME/http-oneshot or ~/.cache/http-oneshot, then
-// node_modules/.cache/http-oneshot next to the installed package, then a
-// directory of this user's own under os.tmpdir(). A directory that cannot
-// be written is skipped; when none can be, the answer lives in memory only.
-// Files are written whole under a temporary name and renamed, so that a
-// reader never sees half an entry.
+// The probe's answer, remembered per Node binary on disk so that a process
+// does not run the probe child again at start-up: a JSON file holding the
+// answer and its key, which names all the answer depends on (the binary,
+// what it was built as, the probe file). An entry is used only where its
+// key equals the reader's, so that another binary, a rebuilt one or a
+// changed probe never reuses an answer; anything unreadable or malformed
+// counts as none. A directory that cannot be written is skipped; where
+// none can be, the answer lives in memory only.
 
 const fs = require('node:fs')
 const path = require('node:path')
 
-// Bumped when the entry's layout changes.
 const FORMAT = 2
 const PROTOCOLS = [null, 'node20', 'node24']
 
@@ -50,11 +38,6 @@ function probeFile () {
   return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.dev].join(':')
 }
 
-/**
- * The key of this process's binary and probe.
- * @param {string} [execPath]
- * @returns {string}
- */
 function binaryKey (execPath = process.execPath) {
   let st = null
   try {
@@ -78,18 +61,12 @@ function binaryKey (execPath = process.execPath) {
   })
 }
 
-/**
- * Whether `answer` has the probe's answer's form.
- * @param {unknown} answer
- * @returns {boolean}
- */
 function validAnswer (answer) {
   return answer !== null && typeof answer === 'object' && PROTOCOLS.includes(answer.protocol) &&
     answer.shape !== null && typeof answer.shape === 'object' && PROTOCOLS.includes(answer.write) &&
     (answer.sources === undefined || (answer.sources !== null && typeof answer.sources === 'object'))
 }
 
-// The directory next to the installed package: <...>/node_modules/.cache.
 function packageCacheDir () {
   const marker = `${path.sep}node_modules${path.sep}`
   const at = __dirname.lastIndexOf(marker)
@@ -97,12 +74,8 @@ function packageCacheDir () {
   return path.join(__dirname.slice(0, at + marker.length), '.cache', 'http-oneshot')
 }
 
-/**
- * The directories tried, in order, each with whether it must be this
- * user's own (a directory others can write to could hold a forged entry).
- * @param {NodeJS.ProcessEnv} [env]
- * @returns {{ dir: string, own: boolean }[]}
- */
+// The directories tried, in order, each with whether it must be this
+// user's own (one others can write to could hold a forged entry).
 function cacheDirs (env = process.env) {
   if (env.HTTP_ONESHOT_CACHE_DIR) return [{ dir: path.resolve(env.HTTP_ONESHOT_CACHE_DIR), own: false }]
   const dirs = []
@@ -129,7 +102,6 @@ function fileIn (dir, key) {
   return path.join(dir, `probe-${hash(key)}.json`)
 }
 
-// Whether `dir` belongs to this user and no one else may write to it.
 function ownDir (dir) {
   try {
     const st = fs.statSync(dir)
@@ -140,12 +112,7 @@ function ownDir (dir) {
   }
 }
 
-/**
- * The stored answer for `key`, or null when there is none that verifies.
- * @param {string} key from binaryKey()
- * @param {NodeJS.ProcessEnv} [env]
- * @returns {{ answer: object, file: string } | null}
- */
+// The stored answer for `key` with its file, or null.
 function load (key, env) {
   for (const { dir, own } of cacheDirs(env)) {
     const file = fileIn(dir, key)
@@ -163,13 +130,8 @@ function load (key, env) {
   return null
 }
 
-/**
- * Stores `answer` under `key` in the first directory that takes it.
- * @param {string} key
- * @param {object} answer
- * @param {NodeJS.ProcessEnv} [env]
- * @returns {string | null} the file written, or null (memory only)
- */
+// Stores `answer` in the first directory that takes it; returns the file,
+// or null (memory only).
 function store (key, answer, env) {
   if (!validAnswer(answer)) return null
   const text = JSON.stringify({ key, answer }) + '\n'
@@ -179,11 +141,10 @@ function store (key, answer, env) {
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
       if (own && !ownDir(dir)) continue
-      // A name of this process's own, created here ('wx': never an
-      // existing file or link), then renamed over the entry: processes
-      // that store at once (several started with no answer stored) each
-      // replace the entry whole, and a reader sees one entry or another,
-      // never a part (test/probe-cache.test.js).
+      // A name of this process's own ('wx': never an existing file or
+      // link), renamed over the entry: processes storing at once each
+      // replace it whole, and a reader never sees a part
+      // (test/probe-cache.test.js).
       fs.writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' })
       fs.renameSync(tmp, file)
       return file

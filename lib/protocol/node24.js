@@ -5,15 +5,11 @@
 // error instead of 'finish' (lib/_http_outgoing.js: queueEndCallback,
 // onFinish, flushEndCallbacks).
 
-/**
- * @param {{kEndCallbacks: symbol, kWritableFinished: symbol,
- *   kFlushError: symbol, kErrored: symbol, destroyedError: () => Error}} k
- */
 function create (k) {
   const { kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError } = k
 
-  // Native end() runs only on a response that is not finished, so Node's
-  // early answers (already finished, an earlier flush error) never apply.
+  // Native end() runs only on a response not finished: Node's early
+  // answers (finished, an earlier flush error) never apply.
   function queueEndCallback (res, callback) {
     const callbacks = res[kEndCallbacks]
     if (callbacks === null || callbacks === undefined) {
@@ -23,9 +19,8 @@ function create (k) {
     }
   }
 
-  // The array is taken away before any callback runs, and each runs as
-  // Node calls it, as an element of that array (its `this`), so a throwing
-  // callback stops the rest as in Node.
+  // Each runs as an element of the array taken away first (its `this`),
+  // and a throwing callback stops the rest, as in Node.
   // Refs: test/fixtures/responses.js "end callbacks: their this"
   function flushEndCallbacks (res, err) {
     const callbacks = res[kEndCallbacks]
@@ -48,9 +43,8 @@ function create (k) {
     res.emit('finish')
   }
 
-  // end() hands the socket one string without a body, or with a string
-  // body that needs no framing (the header rides it, with 'finish'); a
-  // Uint8Array body, or chunk framing, makes it write several chunks.
+  // Without a body, or with a string body and no chunked framing (the
+  // header rides it, with 'finish').
   function oneStringWrite (chunk, chunked) {
     return !chunk || (typeof chunk === 'string' && !chunked)
   }

@@ -182,9 +182,9 @@ function queuedNames (queued, names) {
   return queued.map((cb) => names.get(cb) || 'other')
 }
 
-// One run's response and what records it: `out` the run's record,
-// `recorder` the socket's, `keys` the response's symbols, `finishListeners`
-// the count of 'finish' listeners before end().
+// `probed`: the response, the run's record (`out`), the socket's
+// (`recorder`), the response's symbols (`keys`) and its 'finish' listeners
+// before end().
 // The response and socket right after the first end(BODY, cb1), before
 // any write completed.
 function afterFirstEnd (probed, callbacks) {
@@ -231,8 +231,7 @@ function completeWrites (res, recorder, keys, writeError) {
     writableFinished: res.writableFinished,
     writableFinishedField: read(keys.kWritableFinished),
     flushError: flushError === writeError && writeError !== null ? 'write-error' : flushError,
-    endCallbacks: read(keys.kEndCallbacks),
-    writes: writes.length
+    endCallbacks: read(keys.kEndCallbacks)
   }
 }
 
@@ -259,9 +258,7 @@ function run (fns, withWriteHead, writeError) {
   const { SR, OM, end, writeHead } = fns
   const res = newResponse(SR, OM)
   const out = {
-    freshSymbols: symbolNames(res),
     writes: null,
-    calls: null,
     atPrefinish: null,
     afterEnd: null,
     second: null,
@@ -286,7 +283,6 @@ function run (fns, withWriteHead, writeError) {
     callback: w.callback !== null,
     corked: w.corked
   }))
-  out.calls = recorder.calls.slice()
   out.afterEnd = afterFirstEnd(probed, callbacks)
   out.second = secondEnd(end, probed, callbacks)
   out.afterWrites = completeWrites(res, recorder, keys, writeError)
@@ -296,14 +292,8 @@ function run (fns, withWriteHead, writeError) {
   return out
 }
 
-/**
- * Runs the probe and returns everything it recorded.
- * @param {object} [fns] Node's own methods, taken before any patching:
- *   { end, writeHead } (OutgoingMessage.prototype.end and
- *   ServerResponse.prototype.writeHead); the current ones by default.
- * @returns {object} the recordings of four runs (writeHead or implicit
- *   header, write success or error)
- */
+// The recordings of three runs: writeHead() or an implicit header, the
+// write succeeding or failing.
 function probeReport (fns = {}) {
   const SR = http.ServerResponse
   const OM = http.OutgoingMessage
@@ -582,26 +572,16 @@ function responseShape () {
 
 // --- Running the probe away from the process's own http code -----------
 //
-// V8 keeps type feedback per function. Run here, the probe hands Node's
-// end(), _storeHeader(), ServerResponse and the rest a fake request and a
-// fake socket once, and every real response pays for those extra shapes
-// from then on, on Node's own path and the native one alike
-// (benchmark/instructions.js; docs/protocols.md "Where the probe runs"). A
-// worker thread is no cure: starting one builds stdio streams and message
-// ports here, which cost per request the same way. So the probe runs in a
-// short-lived child process of the same Node binary (with no NODE_OPTIONS,
-// so no preload runs there), and runs here
-// only where no such child can run: a single executable application or any
-// binary that is not Node itself, a permission model without child
-// processes, HTTP_ONESHOT_PROBE=inline, or a child that gave no answer. The
-// answer is the same either way; only the feedback differs.
-//
-// A child's answer is stored for its binary (lib/protocol/cache.js), and a
-// later process of the same binary reads it instead of starting a child.
-// The preload does not wait for a child at all (probeInBackground(): the
-// responses before the answer take Node's own path, lib/index.js); an
-// explicit install() does (probeIsolated()). HTTP_ONESHOT_PROBE=inline
-// neither reads nor stores an answer.
+// V8 keeps type feedback per function: run here, the probe hands Node's
+// end(), _storeHeader() and the rest a fake request and socket once, and
+// every real response pays for those extra shapes from then on
+// (docs/protocols.md, "Where the probe runs"). A worker thread builds stdio
+// streams and message ports here, which cost the same way. So the probe
+// runs in a short-lived child of the same binary (without NODE_OPTIONS, so
+// no preload), and here only where no child can run or none answered. The
+// answer is the same either way; only the feedback differs. The preload
+// does not wait for the child (probeInBackground()); install() does
+// (probeIsolated()).
 
 // Set in the child's environment: a probe child never starts another.
 const IN_CHILD = 'HTTP_ONESHOT_PROBE_CHILD'
@@ -625,11 +605,8 @@ function childPossible () {
   return sea === null || typeof sea.isSea !== 'function' || !sea.isSea()
 }
 
-// The script a probe child runs: the probe on its own, untouched http
-// module, the answer stored for this binary (lib/protocol/cache.js: the
-// child computes the key of the binary it runs, which is the parent's),
-// then printed. Stored by the child, so that the answer outlives a parent
-// that exited before the child was done.
+// The child stores the answer (the key of the binary it runs is the
+// parent's), so that it outlives a parent that exited first.
 function childScript () {
   return 'const p = require(' + JSON.stringify(__filename) + '); ' +
     'const answer = { protocol: p.probeProtocol(), shape: p.responseShape(), write: p.probeWrite(), ' +
@@ -655,7 +632,6 @@ function parseAnswer (stdout) {
   return cache.validAnswer(answer) ? answer : undefined
 }
 
-// The child's answers, or undefined when it gave none.
 function probeInChild () {
   const { spawnSync } = require('node:child_process')
   const result = spawnSync(process.execPath, ['-e', childScript()], {
@@ -670,11 +646,9 @@ function probeInChild () {
 }
 
 /**
- * Starts the probe child without waiting for it: `onAnswer(answer)` runs
- * once it answered (answer undefined when it gave none). The child keeps
- * neither this process alive nor its exit waiting. Returns false, without
- * starting anything, where no child can run.
- * @param {(answer: object|undefined) => void} onAnswer
+ * Starts the probe child without waiting for it, keeping neither this
+ * process alive nor its exit waiting; false where no child can run.
+ * @param {(answer: object|undefined) => void} onAnswer undefined: none
  * @returns {boolean}
  */
 function probeInBackground (onAnswer) {
@@ -713,10 +687,8 @@ function probeInBackground (onAnswer) {
 }
 
 /**
- * probeProtocol() and responseShape() in a child process of the same Node
- * binary, so that this process's http code never sees the probe's objects;
- * in this process when no child can run. An answer stored for this binary
- * (lib/protocol/cache.js) is used without a child.
+ * The probe's answer: stored for this binary, else from a child, else
+ * from this process.
  * @param {object} [fns] as for probeProtocol() and probeWrite(), used only
  *   in this process (a child probes its own, untouched http module)
  * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
