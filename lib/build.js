@@ -266,7 +266,7 @@ function getSpare () {
 function renderUtf8Native (code, reason, flat) {
   const r = fill(joinFields(flat), flat.length >>> 1, code, reason, undefined, HEAD_UTF8, getSpare(), 0)
   if (typeof r !== 'number') return r
-  if (r < 0) return null
+  if (r < 0) return -r
   return admit() ? remember(code, reason, true, flat, r) : Buffer.from(spare, 0, r)
 }
 
@@ -291,7 +291,7 @@ function buildNative (code, reason, flat, body, flags) {
   // The addon writes only when the message fits at `off`; otherwise it
   // returns a Buffer of its own.
   const r = fill(fields, numHeaders, code, phrase, body, flags, slab === null ? null : slab.ab, off)
-  if (typeof r === 'number' && r < 0) return null
+  if (typeof r === 'number' && r < 0) return -r
   const out = typeof r === 'number' ? take(slab, off, r) : r
   if (head <= BLOCK_MAX && head <= out.length && endsHead(out, head) && admit()) {
     const block = Buffer.from(out.buffer, out.byteOffset, head)
@@ -562,12 +562,16 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
     if (streak < MISS_STREAK) streak++
     if (binding !== null) {
       const out = utf8 ? renderUtf8Native(code, why, flat) : buildNative(code, why, flat, body, flags)
-      if (out !== null) return utf8 ? assemble(out, body, flags) : out
+      if (typeof out !== 'number') return utf8 ? assemble(out, body, flags) : out
+      // Refused: validate() throws Node's error for the input. It checks by
+      // the same rules (test/build-errors.test.js); should the two ever
+      // disagree, nothing the addon refused goes out.
+      validate(statusCode, code, reason, headers, snap, body)
+      throw errors.rejected(out, buildHttpMessage)
     }
   }
-  // Without the addon, or where it refused or a type is wrong: validate()
-  // throws Node's error. The addon checks by the same rules
-  // (test/build-errors.test.js), so it refuses nothing validate() accepts.
+  // Without the addon, or where a type is wrong: validate() throws Node's
+  // error.
   validate(statusCode, code, reason, headers, snap, body)
   return assemble(renderJs(code, why, utf8, flat), body, flags)
 }

@@ -80,11 +80,29 @@ function invalidHeaderValue (value, name, stackStart) {
     format('Invalid value "%s" for header "%s"', value, name), stackStart)
 }
 
+/**
+ * ERR_HM_REJECTED, Error: the addon refused a response the JS validation
+ * accepted; the two disagree, which is a bug.
+ * @param {number} code the addon's rejection code (binding.errors)
+ * @param {Function} [stackStart]
+ * @returns {Error}
+ */
+function rejected (code, stackStart) {
+  const errors = require('./binding.js')?.errors ?? {}
+  const name = Object.keys(errors).find((key) => errors[key] === code) ?? 'unknown'
+  const err = codedError(Error, 'ERR_HM_REJECTED',
+    `The native serializer rejected a response the JS validation accepted (${name}, code ${code})`,
+    stackStart)
+  err.errno = code
+  return err
+}
+
 module.exports = {
   invalidArgType,
   invalidArgValue,
   invalidStatusCode,
   invalidHttpToken,
   invalidChar,
-  invalidHeaderValue
+  invalidHeaderValue,
+  rejected
 }
