@@ -1,9 +1,7 @@
 'use strict'
 
-// ServerResponse#writeHead while the shim is installed: the renderers of
-// lib/render.js, else Node's own writeHead. A file of its own so that
-// lib/decide.js can ask which writeHead a pristine response has
-// (currentWriteHead()) from the file that installs it.
+// ServerResponse#writeHead while the shim is installed: lib/render.js,
+// else Node's. lib/decide.js asks it which writeHead a pristine response has.
 
 const http = require('node:http')
 const internals = require('./internals.js')
@@ -12,27 +10,21 @@ const patches = require('./patches.js')
 const { httpDebug } = require('./rules.js')
 
 const { ServerResponse } = http
-// Loaded only by modules that run where lib/internals.js resolved
-// (lib/shim.js installs nothing otherwise); null keeps the load safe.
+// Null keeps the load safe where lib/internals.js did not resolve.
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
 // Node's writeHead() renders through this._storeHeader(): a wrapper of it
-// (null here: one was there before install) is called by Node's writeHead.
+// must run, so Node's writeHead() does.
 const resStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
-// Whether writeHead() below is ServerResponse.prototype's.
 let installed = false
 
-/**
- * ServerResponse#writeHead replacement: the renderer of lib/render.js, else
- * Node's own writeHead with the same arguments (or, when some header values
- * were read already, an object that hands Node those values). After
- * uninstall() a wrapper that captured it still calls it: Node's then runs.
- */
+// lib/render.js, else Node's writeHead with the same arguments or, once
+// values were read, ones that hand Node those values. After uninstall() a
+// wrapper that captured it still calls it: Node's then runs.
 function writeHead (statusCode, reason, obj) {
   if (installed && !httpDebug && this._storeHeader === resStoreHeader) {
     if (internals.learned.pending) internals.learn(this)
-    // Headers stored by setHeader() take the other renderer.
     const done = this[kOutHeaders] === null
       ? render.fastWriteHead(this, statusCode, reason, obj)
       : render.storedWriteHead(this, statusCode, reason, obj)
@@ -42,25 +34,18 @@ function writeHead (statusCode, reason, obj) {
   return resWriteHead.apply(this, arguments)
 }
 
-/**
- * The writeHead a pristine response resolves to: this file's while it is
- * installed, else Node's.
- * @returns {Function}
- */
 function currentWriteHead () {
   return installed ? writeHead : resWriteHead
 }
 
-// Puts writeHead() on ServerResponse.prototype where Node's own is there
-// (a method another module put there first stays, as end() after it).
+// Only over Node's own: a method another module put there first stays.
 function install () {
   if (installed || ServerResponse.prototype.writeHead !== resWriteHead) return
   patches.put(ServerResponse.prototype, 'writeHead', writeHead)
   installed = true
 }
 
-// Puts back what install() replaced while writeHead() is still there: a
-// wrapper another module installed since stays.
+// A wrapper another module installed since stays.
 function uninstall () {
   if (!installed) return
   patches.takeBack('writeHead')
