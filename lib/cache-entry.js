@@ -35,12 +35,9 @@ function Entry () {
   this.sentValue = undefined
 }
 
-/**
- * The Content-Length argument of binding.sendCached()/fillCached() for
- * `lastValue`: -1 where C keeps its digits from the slot's last response
- * (src/napi_cache.c, read_length()), which saves reading the string again.
- * @returns {string|number}
- */
+// The Content-Length argument of binding.sendCached()/fillCached() for
+// `lastValue`: -1 where C keeps its digits from the slot's last response
+// (src/napi_cache.c, read_length()), which saves reading the string again.
 Entry.prototype.lengthArgument = function lengthArgument () {
   const value = this.lastValue
   if (value === this.sentValue) return -1

@@ -3,15 +3,13 @@
 // The header store of a fresh response, in the form V8 reads fastest.
 //
 // On Node 20 to 24 the first setHeader() stores the headers in
-// `{ __proto__: null }`, which V8 keeps in dictionary mode: every end()
-// that renders them pays for a hash-table walk, a sort to list the keys in
-// insertion order and a hash lookup per value. An object whose prototype
-// was set to null after it was created behaves the same, in fast mode. So
-// setHeader() on a response without headers hands Node's own setHeader()
-// such an object to fill, where nothing can tell the two apart: a string
-// name, a string or number value (validation runs no user code), Node's
-// setHeader() and _isLenientHeaderValidation() in place. If Node throws,
-// the response gets back the null it had.
+// `{ __proto__: null }`, a dictionary to V8: every end() that renders them
+// pays for a hash-table walk, a sort of the keys and a hash lookup per
+// value. An object whose prototype was set to null after it was created
+// behaves the same, in fast mode: setHeader() hands Node's own one to fill
+// where nothing can tell the two apart (a string name, a string or number
+// value, Node's setHeader() and _isLenientHeaderValidation() in place). If
+// Node throws, the response gets back the null it had.
 //
 // V8 keeps an object in fast mode while the properties keyed stores add
 // fit in its in-object slots or number at most max(12, in-object slots)
@@ -21,8 +19,7 @@
 // in-object slots with the prototype of Node's stores; more, Node's. On 26
 // the wrapper, a cost per call there, goes on the prototype only once a
 // WideStore is wanted.
-// Refs: benchmark/instructions.js (express3, headers20), benchmark/RESULTS.md
-// ("wide header stores")
+// Refs: benchmark/RESULTS.md ("wide header stores")
 
 const http = require('node:http')
 const util = require('node:util')
@@ -47,8 +44,7 @@ const WIDE_MAX = 64
 
 const applies = internals !== null && typeof nodeSetHeader === 'function'
 
-// Whether a throwaway `store` prints as Node's did in the probe
-// (lib/protocol/probe.js): console.log(res) prints the store.
+// Whether a throwaway `store` prints as Node's (console.log(res) shows it).
 function printsAsNode (store) {
   store['x-probe'] = ['x-probe', '1']
   return util.inspect(store, INSPECT) === internals.storeShown
@@ -57,10 +53,9 @@ function printsAsNode (store) {
 const nullProto = applies && internals.nullProtoHeaders === true &&
   printsAsNode(setPrototypeOf({}, null))
 
-// A constructor V8 gives 32 in-object slots: the 24 properties its body
-// assigns (never run with `init`) and 8. Anonymous, as util.inspect() names
-// an object after it: 20 to 24 then print `[Object: null prototype]` as for
-// Node's stores, and 26 prints its `name`, which settleWide() may set.
+// A constructor V8 gives 32 in-object slots: the 24 its body assigns (never
+// run) and 8. Anonymous: util.inspect() names an object after it, so 20 to
+// 24 print `[Object: null prototype]` and 26 the `name` settleWide() may set.
 function anonymousConstructor () {
   return function (init) {
     if (init) {
@@ -104,11 +99,7 @@ const NODE = 2
 let kind = nullProto ? SMALL : NODE
 let lastWide = null
 
-/**
- * Records the size of the store being rendered, which picks the next.
- * @param {number} n
- * @param {object} store
- */
+// Records the size of the store being rendered, which picks the next.
 function observe (n, store) {
   if (!protoRead && n > FAST_MAX) learnProto(store)
   if (n <= FAST_MAX) {
@@ -161,7 +152,6 @@ function setHeader (name, value) {
   }
 }
 
-// Between install() and uninstall().
 let wanted = false
 
 // At once where the stores start small (20 to 24), else when observe()
@@ -183,9 +173,4 @@ function uninstall () {
   patches.takeBack('setHeader')
 }
 
-// For tests.
-function isDefined () {
-  return patches.isPut('setHeader')
-}
-
-module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, forgetWide, isDefined, setHeader }
+module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, forgetWide }

@@ -277,6 +277,8 @@ function findEntry (code, message, n, upTo, shape) {
  * @property {boolean} hasDate a Date header among them
  * @property {boolean} chunked chunked framing (no Content-Length hole)
  * @property {number} teAt the index of a Transfer-Encoding, or -1
+ * @property {number} shape the kind of block (findEntry()): FRESH for end()
+ * @property {boolean} keyed the headers are a store's, their keys in keys[]
  */
 
 // Stores the block in `tail` under the key in names/values. A block C
@@ -284,7 +286,7 @@ function findEntry (code, message, n, upTo, shape) {
 function store (res, miss) {
   const { code, message, n, lengthAt, chunked } = miss
   // A Date header the user set is in the key through its name.
-  if (CACHE_SIZE === 0 || !tail.cacheable || (tail.prefix === null) !== chunked) return null
+  if (!tail.cacheable || (tail.prefix === null) !== chunked) return null
   const e = entries[nextSlot]
   nextSlot = (nextSlot + 1) % CACHE_SIZE
   e.lines = 0 // empty while C holds no block for it
@@ -460,10 +462,10 @@ function renderFresh (res, length) {
     applyBlock(res, code, message, false, e)
     return e
   }
-  const miss = { code, message, ownMessage: false, n, lengthAt, hasDate, chunked: false, teAt: -1 }
-  const block = renderFreshMiss(res, headers, miss, length)
-  clearScratch(n)
-  return block
+  const miss = {
+    code, message, ownMessage: false, n, lengthAt, hasDate, chunked: false, teAt: -1, shape: FRESH, keyed: true
+  }
+  return renderMiss(res, miss, length)
 }
 
 // The entries renderFresh() and writeHeadStored() found or stored last:
@@ -523,34 +525,6 @@ function renderAgain (res, c, headers, length) {
   headOf(c, value)
   applyBlock(res, c.code, c.message, false, c)
   return c
-}
-
-// renderFresh() for stored headers no cached entry holds (`miss`, `length`
-// the body's): renders, stores and applies the block, or returns
-// RENDER_BY_NODE or the FALLBACK reason before it changed anything.
-function renderFreshMiss (res, headers, miss, length) {
-  const { code, n, lengthAt } = miss
-  resetTail(statusLine(code, miss.message))
-  const result = renderStored(res, n, lengthAt)
-  if (result !== null) return result
-  renderTail(res, miss.hasDate)
-  // Without a body (HEAD, 1xx, 204, 304) _storeHeader() adds no framing: the
-  // block has no Content-Length hole, and is not cached.
-  if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
-    // freshReason() excluded _removedContLen without a user length, so the
-    // body length is the framing.
-    tail.prefix = tail.head + LENGTH_START
-    tail.head = LINE_END
-    tail.lines++
-  }
-  const e = store(res, miss)
-  if (e !== null) {
-    keep(e, n)
-    lastFresh = e
-  }
-
-  const value = lengthAt === -1 ? length : values[lengthAt]
-  return applyRendered(res, miss, value, e)
 }
 
 // Renders the `n` stored headers into `tail` as _storeHeader() does.
@@ -762,7 +736,7 @@ function fastWriteHead (res, statusCode, reason, obj) {
     const headers = typeof reason === 'string' ? obj : obj ?? reason
     return Array.isArray(headers)
       ? writeHeadArray(res, statusCode, reason, headers)
-      : writeHeadObject(res, statusCode, reason, obj)
+      : writeHeadObject(res, statusCode, reason, headers)
   } finally {
     walking = false
   }
@@ -776,27 +750,16 @@ function fastWriteHead (res, statusCode, reason, obj) {
  * with a body, without (chunked). Anything else, every input Node rejects
  * included, answers false before changing anything, or the arguments for
  * Node's writeHead() once values were read (each is read once).
+ * @param {object|undefined} obj the headers argument as writeHead() picks it
  * @returns {true|false|Array} true when rendered
  */
 function writeHeadObject (res, statusCode, reason, obj) {
-  if (res[kOutHeaders] !== null || !writeHeadable(res, statusCode)) return false
+  const message = res[kOutHeaders] === null ? reasonPhrase(res, statusCode, reason) : null
+  if (message === null ||
+      (obj !== undefined && (obj === null || typeof obj !== 'object' || isProxy(obj)))) {
+    return false
+  }
   const code = statusCode | 0
-  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
-    return false
-  }
-  let message
-  if (typeof reason === 'string') {
-    message = reason
-  } else {
-    message = res.statusMessage
-    if (!message) message = STATUS_CODES[code] || 'unknown'
-    obj ??= reason
-  }
-  // An array here came in another way than fastWriteHead(): Node's.
-  if (typeof message !== 'string' || (obj !== undefined && (obj === null ||
-      typeof obj !== 'object' || isProxy(obj) || Array.isArray(obj)))) {
-    return false
-  }
   const shape = framingOf(res, code)
   if (shape === WRITE_HEAD && !lengthLike(obj)) return false
   return walkHeaders(res, code, message, reason, obj, shape)
@@ -902,7 +865,8 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   if (!copied) copyEntry(e, n, lengthValue)
   const ownMessage = typeof reason === 'string'
   const teAt = e !== null ? e.teAt : scan.teAt
-  renderWriteHeadMiss(res, { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt })
+  const miss = { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt, shape, keyed: false }
+  renderMiss(res, miss, res._contentLength)
   return true
 }
 
@@ -963,12 +927,20 @@ function copyEntry (e, upTo, lengthValue) {
   return true
 }
 
-// Only primitive statuses: ToInt32 of an object would run user code twice
-// when Node's writeHead() takes over.
-function writeHeadable (res, statusCode) {
-  return (typeof statusCode === 'number' || typeof statusCode === 'string') &&
-    !res._header && !res.chunkedEncoding && typeof res.useChunkedEncodingByDefault === 'boolean' &&
-    typeof res._hasBody === 'boolean' && !(res._expect_continue && !res._sent100)
+// The reason phrase of writeHead(statusCode[, reason]) on `res` where the
+// renderer takes the status line, else null. Only primitive statuses:
+// ToInt32 of an object would run user code twice when Node's writeHead()
+// takes over.
+function reasonPhrase (res, statusCode, reason) {
+  if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') || res._header ||
+      res.chunkedEncoding || typeof res.useChunkedEncodingByDefault !== 'boolean' ||
+      typeof res._hasBody !== 'boolean' || (res._expect_continue && !res._sent100)) {
+    return null
+  }
+  const code = statusCode | 0
+  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) return null
+  const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
+  return typeof message === 'string' ? message : null
 }
 
 // storedWriteHead() leaving the store to Node: not kept as the last
@@ -984,17 +956,12 @@ function byNode () {
  * @returns {boolean} true when rendered
  */
 function storedWriteHead (res, statusCode, reason, obj) {
-  if (obj !== undefined || (reason !== undefined && typeof reason !== 'string') ||
-      !writeHeadable(res, statusCode)) {
-    return byNode()
-  }
-  const code = statusCode | 0
-  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
-    return byNode()
-  }
-  const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
+  const message = obj === undefined && (reason === undefined || typeof reason === 'string')
+    ? reasonPhrase(res, statusCode, reason)
+    : null
   const headers = res[kOutHeaders]
-  if (typeof message !== 'string' || !headers || typeof headers !== 'object') return byNode()
+  if (message === null || !headers || typeof headers !== 'object') return byNode()
+  const code = statusCode | 0
   if (typeof res._contentLength === 'number' && reason === undefined && !userLength(headers)) {
     return lengthWriteHead(res, statusCode, message, headers)
   }
@@ -1050,7 +1017,8 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
   observe(n, headers)
-  const e = findEntry(code, message, n, n, chunkable ? WRITE_HEAD | CHUNKABLE : WRITE_HEAD)
+  const shape = chunkable ? WRITE_HEAD | CHUNKABLE : WRITE_HEAD
+  const e = findEntry(code, message, n, n, shape)
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = e.chunked ? undefined : values[lengthAt]
     if (!e.keyed) keep(e, n)
@@ -1065,37 +1033,11 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     clearScratch(n)
     return false
   }
+  const chunked = lengthAt === -1 && chunkable
   const miss = {
-    code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked: lengthAt === -1 && chunkable, teAt: -1
+    code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked, teAt: -1, shape, keyed: true
   }
-  return writeHeadStoredMiss(res, miss)
-}
-
-// writeHeadStored() for headers no entry holds; false, having changed
-// nothing, for a header only Node renders.
-function writeHeadStoredMiss (res, miss) {
-  const { n, lengthAt } = miss
-  resetTail(statusLine(miss.code, miss.message))
-  if (renderStored(res, n, lengthAt) !== null) {
-    clearScratch(n)
-    tail.head = ''
-    tail.prefix = null
-    return false
-  }
-  renderTail(res, miss.hasDate)
-  if (miss.chunked) {
-    tail.head += CHUNKED_FRAMING
-    tail.lines++
-  }
-  const entry = store(res, miss)
-  if (entry !== null) {
-    keep(entry, n)
-    lastStored = entry
-  }
-  const value = lengthAt === -1 ? undefined : values[lengthAt]
-  clearScratch(n)
-  handBlock(res, applyRendered(res, miss, value, entry))
-  return true
+  return typeof renderMiss(res, miss, undefined) !== 'string'
 }
 
 // writeHeadStored() with the entry of the response before (same status
@@ -1109,32 +1051,59 @@ function storedAgain (res, c, headers, ownMessage) {
   return true
 }
 
-// walkHeaders() and applyPairs() for headers no entry holds, checked
-// while they were read.
-function renderWriteHeadMiss (res, miss) {
-  const { n, lengthAt, chunked } = miss
-  resetTail(statusLine(miss.code, miss.message))
-  let dated = false
-  for (let i = 0; i < n; i++) {
-    const key = names[i]
-    if (key.length === 4 && key.toLowerCase() === 'date') dated = true
-    renderEntry(res, null, key, values[i], i === lengthAt)
+/**
+ * Renders, stores and applies the block for headers no entry holds: a
+ * store's (`keyed`), checked here, or those walkHeaders() and readPairs()
+ * checked while reading. A block for writeHead() is handed to end().
+ * @param {Miss} miss
+ * @param {*} length the length framing a body without Content-Length
+ *   where Node does not chunk it
+ * @returns {Entry|string} the block, or, having changed nothing on `res`,
+ *   RENDER_BY_NODE or the FALLBACK reason (a store only)
+ */
+function renderMiss (res, miss, length) {
+  const { code, n, lengthAt, chunked } = miss
+  resetTail(statusLine(code, miss.message))
+  if (miss.keyed) {
+    const byNode = renderStored(res, n, lengthAt)
+    if (byNode !== null) {
+      clearScratch(n)
+      tail.head = ''
+      tail.prefix = null
+      return byNode
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const key = names[i]
+      if (key.length === 4 && key.toLowerCase() === 'date') miss.hasDate = true
+      renderEntry(res, null, key, values[i], i === lengthAt)
+    }
   }
-  renderTail(res, dated)
-  // Chunked framing, or the length set by hand as a hole.
-  if (chunked && miss.teAt === -1) {
-    tail.head += CHUNKED_FRAMING
-    tail.lines++
-  } else if (!chunked && lengthAt === -1) {
+  renderTail(res, miss.hasDate)
+  // After the automatic lines, as _storeHeader() adds them; no hole without
+  // a body (HEAD, 204, 304): not cached. freshReason() and handLength()
+  // excluded a removed Content-Length, so `length` is the framing.
+  if (chunked) {
+    if (miss.teAt === -1) {
+      tail.head += CHUNKED_FRAMING
+      tail.lines++
+    }
+  } else if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
     tail.prefix = tail.head + LENGTH_START
     tail.head = LINE_END
     tail.lines++
   }
-  miss.hasDate = dated
-  const stored = store(res, miss)
-  const value = chunked ? undefined : lengthAt === -1 ? res._contentLength : values[lengthAt]
+  const e = store(res, miss)
+  if (e !== null && miss.keyed) {
+    keep(e, n)
+    if (miss.shape === FRESH) lastFresh = e
+    else lastStored = e
+  }
+  const value = lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : length
+  const block = applyRendered(res, miss, value, e)
   clearScratch(n)
-  handBlock(res, applyRendered(res, miss, value, stored))
+  if (miss.shape !== FRESH) handBlock(res, block)
+  return block
 }
 
 // --- writeHead(status, array) ----------------------------------------------
@@ -1153,15 +1122,10 @@ function renderWriteHeadMiss (res, miss) {
  * @returns {boolean} true when rendered
  */
 function writeHeadArray (res, statusCode, reason, headers) {
-  if (res[kOutHeaders] !== null || !writeHeadable(res, statusCode) || isProxy(headers)) return false
+  if (res[kOutHeaders] !== null || isProxy(headers)) return false
+  const message = reasonPhrase(res, statusCode, reason)
+  if (message === null) return false
   const code = statusCode | 0
-  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
-    return false
-  }
-  const message = typeof reason === 'string'
-    ? reason
-    : res.statusMessage || STATUS_CODES[code] || 'unknown'
-  if (typeof message !== 'string') return false
   const shape = framingOf(res, code)
   // writeHead() checks statusMessage before _storeHeader() reads the array.
   const first = findEntry(code, message, -1, 0, shape)
@@ -1170,20 +1134,36 @@ function writeHeadArray (res, statusCode, reason, headers) {
   if (!nested && headers.length % 2 !== 0) return false
   const n = readPairs(headers, nested, code, message, first, shape)
   if (n === -1) return false
-  return applyPairs(res, code, message, typeof reason === 'string', n, shape)
+  let e = scan.entry
+  if (e !== null && e.n !== n) e = findEntry(code, message, n, n, shape)
+  if (e === null && !missFramed(n, shape)) {
+    clearScratch(n)
+    return false
+  }
+  const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
+  const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
+  const ownMessage = typeof reason === 'string'
+  if (e !== null && stateMatches(e, res, stateOf(res))) {
+    headOf(e, lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : res._contentLength)
+    clearScratch(n)
+    applyBlock(res, code, message, ownMessage, e)
+    handBlock(res, e)
+    return true
+  }
+  const teAt = e !== null ? e.teAt : scan.teAt
+  const miss = { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt, shape, keyed: false }
+  renderMiss(res, miss, res._contentLength)
+  return true
 }
 
-// The entry holding every pair readPairs() read, or null (framing in `scan`).
-const pairs = { entry: null }
-
 // Reads the pairs into names[] and values[] as _storeHeader() does
-// (`headers.length` each time round), matching them against the entries
-// and checking each no entry has before the next. Returns their number,
-// or -1 for Node's writeHead().
+// (`headers.length` each time round), each matched and checked as
+// walkHeaders() reads an object's. Returns their number, or -1 for Node's
+// writeHead().
 function readPairs (headers, nested, code, message, first, shape) {
-  let e = first
-  let last = first
-  let checked = first === null
+  scan.entry = first
+  scan.last = first
+  scan.checked = first === null
   scan.lengthAt = -1
   scan.teAt = -1
   let i = 0
@@ -1200,65 +1180,15 @@ function readPairs (headers, nested, code, message, first, shape) {
     }
     names[i] = key
     values[i] = value
-    if (e !== null) {
-      if (i < e.n && e.names[i] === key &&
-          (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
-        i++
-        continue
-      }
-      e = findEntry(code, message, -1, i + 1, shape)
-      if (e !== null) {
-        last = e
-        i++
-        continue
-      }
-    }
-    if (!checked) {
-      // The pairs before this one are the last entry's.
-      checked = true
-      scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
-      scan.teAt = last.teAt < i ? last.teAt : -1
-    }
-    if (typeof key !== 'string' || !headerRenderable(i, key, value, (shape & CHUNKABLE) !== 0)) return giveUp(i + 1)
+    if (typeof key !== 'string' || !laterHeader(i, key, value, code, message, shape)) return giveUp(i + 1)
     i++
   }
-  if (e !== null && e.n !== i) e = findEntry(code, message, i, i, shape)
-  if (e === null && !checked) {
-    scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
-    scan.teAt = last.teAt < i ? last.teAt : -1
-  }
-  pairs.entry = e
   return i
 }
 
 function giveUp (count) {
   clearScratch(count)
   return -1
-}
-
-// The block for the `n` pairs read. False, having changed nothing, without
-// a Content-Length where Node cannot chunk.
-function applyPairs (res, code, message, ownMessage, n, shape) {
-  const e = pairs.entry
-  pairs.entry = null
-  const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
-  const teAt = e !== null ? e.teAt : scan.teAt
-  if (e === null && lengthAt === -1 && shape === WRITE_HEAD) {
-    clearScratch(n)
-    return false
-  }
-  const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
-  if (e !== null && stateMatches(e, res, stateOf(res))) {
-    let value = lengthAt === -1 ? undefined : values[lengthAt]
-    clearScratch(n)
-    if (!chunked && lengthAt === -1) value = res._contentLength
-    headOf(e, value)
-    applyBlock(res, code, message, ownMessage, e)
-    handBlock(res, e)
-    return true
-  }
-  renderWriteHeadMiss(res, { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt })
-  return true
 }
 
 module.exports = {

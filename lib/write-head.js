@@ -52,4 +52,4 @@ function uninstall () {
   installed = false
 }
 
-module.exports = { writeHead, currentWriteHead, install, uninstall }
+module.exports = { currentWriteHead, install, uninstall }
