@@ -1,27 +1,18 @@
 'use strict'
 
-// Header rendering and the header-block cache. Renders the block exactly as
-// ServerResponse#writeHead and OutgoingMessage#_storeHeader (Node v20) do,
-// with every side effect on the response, and remembers the last few blocks
-// in C (binding.cacheSet) so that a response equal to an earlier one reuses
-// its checked bytes: no string building, no regular expressions and no
-// string flattening per response.
+// Renders the header block exactly as ServerResponse#writeHead and
+// OutgoingMessage#_storeHeader do, with every side effect on the response,
+// and keeps the last few blocks in C (binding.cacheSet) so that a response
+// equal to an earlier one reuses their checked bytes: no string building, no
+// regular expression and no string flattening per response.
 //
-// A cached block is keyed on everything its bytes depend on:
-// - the status code and the reason phrase (===);
-// - every header name and value, in order (=== on strings, by value on
-//   numbers; arrays and other objects are never cached);
-// - the response fields behind the automatic lines (sendDate,
-//   _removedConnection, shouldKeepAlive, maxRequestsOnConnectionReached,
-//   _defaultKeepAlive, _keepAliveTimeout, _maxRequestsPerSocket, and
-//   _hasBody, false for HEAD: no Content-Length line) and the Date value of
-//   the current second.
-// The Content-Length value is not part of the key: it is a hole in the block
-// (the digit '0' in C) that each response fills with its own digits, which
-// C checks. A value equal to a cached one was checked when the block was
-// stored, so validation is never skipped, only not repeated. A block that
-// writeHead() renders without Content-Length frames the body as chunked:
-// it has no hole, and C puts the chunk and the last chunk after it.
+// A block is keyed on all its bytes depend on: the status line, every
+// header name and value in order (arrays are never cached), the response
+// fields behind the automatic lines (stateOf(), stateMatches()) and the
+// Date of the current second. The Content-Length value is a hole in the
+// block that each response fills with its own digits, which C checks:
+// validation is never skipped, only not repeated. A block writeHead()
+// renders without Content-Length frames the body as chunked and has no hole.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -47,7 +38,6 @@ const { hasOwnProperty } = ObjectPrototype
 // (RE_TE_CHUNKED, lib/_http_outgoing.js).
 const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
 
-// The automatic lines whose text never changes.
 const CONNECTION_CLOSE = fieldLine('Connection', 'close')
 const CONNECTION_KEEP_ALIVE = fieldLine('Connection', 'keep-alive')
 const CHUNKED_FRAMING = fieldLine('Transfer-Encoding', 'chunked')
@@ -58,11 +48,10 @@ if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = int
 
 const CACHE_SIZE = KEY.SLOT_COUNT
 
-// Node's utcDate() value, asked of Node whenever this copy may be stale:
-// Node caches one string per second, so a copy taken while the clock is
-// still in that second is what Node would render until the second ends.
-// A clock set back leaves that second too: Node's cache, reset by a timer,
-// then renders the earlier time, and so must this.
+// Node's utcDate(), asked again whenever this copy may be stale: Node keeps
+// one string per second, so a copy taken within that second is what Node
+// renders until it ends. A clock set back leaves the second too: Node's
+// copy, reset by a timer, then renders the earlier time, and so must this.
 let dateValue = ''
 let dateExpires = 0
 function currentDate () {
@@ -79,10 +68,9 @@ function currentDate () {
   return value
 }
 
-// The block being rendered. `prefix` is set when the Content-Length line's
-// value was reached: the block is then prefix + value + head. `lines` counts
-// header lines; `cacheable` turns false for any value the cache must not
-// key on.
+// The block being rendered: prefix + value + head once the Content-Length
+// hole was reached (`prefix` set); `cacheable` turns false for any value
+// the cache must not key on.
 const tail = { head: '', prefix: null, lines: 0, last: false, cacheable: true, date: '' }
 
 function resetTail (statusLine) {
@@ -92,8 +80,8 @@ function resetTail (statusLine) {
   tail.cacheable = true
 }
 
-// The shape of a Content-Length value the cache holds a hole for: digits
-// only, as C checks them again, no longer than a safe integer's.
+// A Content-Length value the cache holds a hole for: digits only (C checks
+// them again), no longer than a safe integer's.
 function lengthCacheable (value) {
   if (typeof value === 'number') {
     return value >= 0 && value <= Number.MAX_SAFE_INTEGER && Math.floor(value) === value &&
@@ -109,38 +97,25 @@ function lengthCacheable (value) {
   return true
 }
 
-/**
- * Whether every Node line renders this maxRequestsPerSocket alike in
- * Keep-Alive (20 to 26.10 write the number, 26.12+ its ToInt32): an int32.
- * @param {*} max res._maxRequestsPerSocket
- * @returns {boolean}
- */
+// Whether every Node line renders res._maxRequestsPerSocket alike in
+// Keep-Alive (20 to 26.10 write the number, 26.12+ its ToInt32): an int32.
 function keepAliveMaxRenderable (max) {
   return typeof max !== 'number' || max === (max | 0)
 }
 
-/**
- * Whether a header store holds a user Content-Length, which _storeHeader()
- * reads as state.contLen. Where useChunkedEncodingByDefault is false (an
- * HTTP/1.0 request without TE: chunked) it renders a response as for
- * HTTP/1.1 only then: shouldSendKeepAlive is shouldKeepAlive once contLen
- * is set, and the body is framed by that length; without one Node sends
- * Connection: close and a close-delimited body, left to its renderer.
- * @param {object|null} headers res[kOutHeaders]
- * @returns {boolean}
- */
+// Whether the store holds a user Content-Length (_storeHeader()'s
+// state.contLen). Where useChunkedEncodingByDefault is false (HTTP/1.0
+// without TE: chunked) Node renders as for HTTP/1.1 only then; without one
+// it sends Connection: close and a close-delimited body, left to Node.
 function userLength (headers) {
   return !!headers && headers['content-length'] !== undefined
 }
 
-// The automatic lines _storeHeader() appends after the user's headers on a
-// response (with a body or not) with no user Connection, Keep-Alive,
-// Transfer-Encoding or Trailer header: Date, then the keep-alive block.
-// shouldSendKeepAlive is shouldKeepAlive itself: useChunkedEncodingByDefault
-// is true (HTTP/1.1), or the user's headers hold Content-Length
-// (userLength(); HTTP/1.0 otherwise is Node's to render). `tail.head` and
-// `tail.lines` grow; `tail.last` is the value _last takes. Nothing on `res`
-// changes here.
+// The automatic lines _storeHeader() appends when the user set no
+// Connection, Keep-Alive, Transfer-Encoding or Trailer: Date, then the
+// keep-alive block. shouldSendKeepAlive is shouldKeepAlive here (HTTP/1.1,
+// or a user Content-Length: userLength()). `tail.last` is what _last
+// becomes; nothing on `res` changes.
 function renderTail (res, hasDate) {
   let head = tail.head
   let lines = tail.lines
@@ -174,16 +149,14 @@ function renderTail (res, hasDate) {
   tail.last = last
 }
 
-// Renders one header entry as processHeader()/storeHeader() do (`key` is
-// the lowercase name, or null to compute it when needed; arrays expand to
-// one line each, except cookie and uniqueHeaders, joined with '; '). The
-// Content-Length entry (`isLength`) becomes the hole of a cacheable block.
+// One header as processHeader() renders it (`key` the lowercase name, or
+// null): an array is a line per item, but cookie and uniqueHeaders join
+// with '; '. Content-Length (`isLength`) becomes the hole of the block.
 function renderEntry (res, key, name, value, isLength) {
   if (Array.isArray(value)) {
     tail.cacheable = false
     if (key === null) key = name.toLowerCase()
-    // Learnt from the first server response (lib/internals.js): a response
-    // without the symbol reads undefined, as Node does.
+    // A response without the symbol reads undefined, as Node's does.
     const unique = learned.kUniqueHeaders === null ? undefined : res[learned.kUniqueHeaders]
     if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
       let head = tail.head
@@ -224,35 +197,29 @@ for (let i = 0; i < CACHE_SIZE; i++) {
   e.slot = i
   entries.push(e)
 }
-// The block of a response whose rendered header was not cached (C
-// rejected it, or a value is not cacheable): no slot, its head, lines and
-// framing set by applyRendered().
+// The block of a response whose header was not cached (C rejected it, or
+// a value is not cacheable): no slot.
 const uncached = new Entry()
-// Slots are reused round robin, so alternating blocks (up to CACHE_SIZE of
-// them) never evict each other.
+// Round robin: up to CACHE_SIZE alternating blocks never evict each other.
 let nextSlot = 0
 
-// Scratch arrays for the names and values of the response being matched
-// (and, for stored headers, their lowercase keys).
+// The names, values and (stored headers) keys of the response being matched.
 const names = []
 const values = []
 const keys = []
 
 // The fields of `res` behind the automatic lines, as one number. _hasBody
-// is false for HEAD before rendering, and _storeHeader() then appends no
-// Content-Length: a HEAD response must never find the block of a GET with
-// the same status and headers. (A bodyless status is in the key through
-// the status code.)
+// is false for HEAD, whose block then has no Content-Length: it must never
+// find a GET's block with the same status and headers.
 function stateOf (res) {
   return (res.sendDate ? 1 : 0) | (res._removedConnection ? 2 : 0) |
     (res.shouldKeepAlive ? 4 : 0) | (res.maxRequestsOnConnectionReached ? 8 : 0) |
     (res._defaultKeepAlive ? 16 : 0) | (res._hasBody ? 0 : 32)
 }
 
-// True when entry `e` has the status, the names and the first `upTo`
-// values of `names`/`values` (n of them; n -1: at least upTo names, of
-// which the first upTo are compared). The Content-Length value is matched
-// by shape only.
+// Whether entry `e` has the status, the `n` names and the first `upTo`
+// values (n -1: at least upTo names, the first upTo compared). The
+// Content-Length value is matched by shape only.
 function matches (e, code, message, n, upTo) {
   if (e.code !== code || (n >= 0 ? e.n !== n : e.n < upTo) || e.message !== message) return false
   const en = e.names
@@ -269,29 +236,23 @@ function matches (e, code, message, n, upTo) {
   return true
 }
 
-// The entry whose key equals the response's state: the Date value and the
-// keep-alive fields.
+// Whether `e` was rendered for the response's state, Date and keep-alive.
 function stateMatches (e, res, state) {
   return e.state === state && e.keepAliveTimeout === res._keepAliveTimeout &&
     e.maxRequests === res._maxRequestsPerSocket &&
     ((state & 1) === 0 || e.hasDate || e.date === currentDate())
 }
 
-// The kind of block a lookup asks for (findEntry()'s `shape`), as bits:
-// FRESH, the block end() renders for a fresh response, never chunked; or
-// WRITE_HEAD, one writeHead() can render, with Content-Length from the
-// headers, or, with CHUNKABLE, chunked framing, or, with APPENDABLE, the
-// Content-Length line _storeHeader() appends for a length set by hand
-// (handLength(); as end() does for a fresh response). writeHeadObject()
-// and writeHeadArray() settle CHUNKABLE and APPENDABLE (framingOf()) and
-// hand them on as one number.
+// The kind of block a lookup asks for (findEntry()'s `shape`): FRESH, the
+// block end() renders for a fresh response, never chunked; or WRITE_HEAD,
+// one writeHead() renders, with Content-Length from the headers, or with
+// CHUNKABLE chunked framing, or with APPENDABLE the Content-Length line
+// _storeHeader() appends for a length set by hand (handLength()).
 const FRESH = 0
 const CHUNKABLE = 1
 const APPENDABLE = 2
 const WRITE_HEAD = 4
 
-// The first stored entry matching the status, names and `upTo` values, of
-// the kind `shape` asks for.
 function findEntry (code, message, n, upTo, shape) {
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]
@@ -305,9 +266,8 @@ function findEntry (code, message, n, upTo, shape) {
 }
 
 /**
- * What a renderer that found no cached block rendered into `tail`, for
- * store() and applyRendered(): an options object, one per miss (a cached
- * response never makes one).
+ * What a renderer that found no cached block rendered into `tail`: one per
+ * miss (a cached response never makes one).
  * @typedef {object} Miss
  * @property {number} code the status code
  * @property {string} message the status message
@@ -317,17 +277,16 @@ function findEntry (code, message, n, upTo, shape) {
  * @property {boolean} hasDate a Date header among them
  * @property {boolean} chunked chunked framing (no Content-Length hole)
  * @property {number} teAt the index of a Transfer-Encoding, or -1
+ * @property {number} shape the kind of block (findEntry()): FRESH for end()
+ * @property {boolean} keyed the headers are a store's, their keys in keys[]
  */
 
-// Stores the block just rendered into `tail` (with a Content-Length hole,
-// or `chunked` without one) under the key in `names`/`values`. A block C
-// rejects is not stored; the caller then sends it through the uncached
-// path, where C rejects it again and Node's own end() runs (a chunked block
-// falls back at once).
+// Stores the block in `tail` under the key in names/values. A block C
+// rejects is sent uncached, where C rejects it again and Node's end() runs.
 function store (res, miss) {
   const { code, message, n, lengthAt, chunked } = miss
   // A Date header the user set is in the key through its name.
-  if (CACHE_SIZE === 0 || !tail.cacheable || (tail.prefix === null) !== chunked) return null
+  if (!tail.cacheable || (tail.prefix === null) !== chunked) return null
   const e = entries[nextSlot]
   nextSlot = (nextSlot + 1) % CACHE_SIZE
   e.lines = 0 // empty while C holds no block for it
@@ -355,8 +314,7 @@ function store (res, miss) {
   e.date = tail.date
   e.prefix = tail.prefix
   e.suffix = suffix
-  // A chunked block is the same for every response: headOf() with an
-  // undefined value returns it.
+  // A chunked block is the same for every response: headOf(e, undefined).
   e.lastValue = undefined
   e.lastHead = chunked ? suffix : ''
   e.forgetLength()
@@ -367,21 +325,15 @@ function store (res, miss) {
 }
 
 /**
- * Leaves on `res` what writeHead() and _storeHeader() leave, for `block`
- * (a cache entry, or `uncached`) whose last head (headOf()) is the block
- * just found or rendered: _contentLength from its Content-Length header's
- * value (`lastNumber`, when `lengthAt` says there is one), _last from
- * `last`. A block rendered by writeHead() is then handed to the response's
- * end() (handBlock()); one renderFresh() rendered goes to end() as its
- * return value.
+ * Leaves on `res` what writeHead() and _storeHeader() leave for `block`
+ * (an entry or `uncached`), whose lastHead (headOf()) is the block.
  * @param {boolean} ownMessage the reason came as writeHead()'s argument
  * @param {Entry} block
  */
 function applyBlock (res, code, message, ownMessage, block) {
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
-  // isBodylessStatus(), written out: this runs on every rendered response,
-  // and V8 did not inline the call here (Node 20).
+  // isBodylessStatus(), written out (docs/architecture.md, "The inlining budget").
   if (code === 204 || code === 304 || (code >= 100 && code <= 199)) res._hasBody = false
   if (block.lengthAt !== -1) {
     res._contentLength = block.lastNumber
@@ -392,47 +344,38 @@ function applyBlock (res, code, message, ownMessage, block) {
   if (last !== null) res._last = last
   res._header = block.lastHead
   res._headerSent = false
-  // 26.12+ keeps the answer of _isLenientHeaderValidation() once a block is
-  // rendered. (The renderer itself always validates strictly: where Node
-  // would be lenient, C rejects and Node's own end() takes over.)
+  // 26.12+ keeps _isLenientHeaderValidation()'s answer once a block is
+  // rendered. (C validates strictly: where Node is lenient, Node's end() runs.)
   if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
 }
 
-// The hand-off from writeHead() to end(): the response writeHead() last
-// rendered a block for, and the block. Kept here rather than on the
-// response, where a key would show to Object.getOwnPropertySymbols() and
-// util.inspect() (as lib/send.js says of a handle's byte count) and would
-// give every rendered response a hidden class of its own. A response's
-// end() follows its writeHead() with no other rendering in between in the
-// common case; otherwise blockOf() answers null and end() treats the block
-// as one Node rendered. Only writeHead() hands a block over, and every end()
-// takes it (lib/shim.js, also after Node's own end() rendered through this
-// writeHead()): a finished response is never kept here, where it would
-// stay reachable, with its request and body, until the next rendering
+// The response writeHead() last rendered a block for, and the block, for
+// its end(). Not on the response: a key would show to util.inspect() and
+// Object.getOwnPropertySymbols(), and give every rendered response a hidden
+// class of its own. Another rendering in between makes blockOf() answer
+// null, and end() treats the block as Node's. Every end() takes it, so a
+// finished response, with its request and body, is not kept reachable here
 // (test/retention.test.js).
 let handedTo = null
 let handed = null
 
-// Hands `block`, just applied to `res` by writeHead(), to its end().
 function handBlock (res, block) {
   handedTo = res
   handed = block
 }
 
 /**
- * The block the renderer put on `res`, while its _header is still that
- * block: a cache entry (slot >= 0) or `uncached`. Else null.
+ * The block the renderer put on `res` while its _header is still that block.
  * @param {http.ServerResponse} res
- * @returns {Entry|null}
+ * @returns {Entry|null} an entry (slot >= 0), `uncached`, or null
  */
 function blockOf (res) {
   return handedTo === res && handed.lastHead === res._header ? handed : null
 }
 
 /**
- * blockOf(res) for end(), which takes the block: the renderer keeps no
- * response once its end() began, whichever path then ends it. The block of
- * another response, rendered since, stays for that response's end().
+ * blockOf(res) for end(), which takes it; the block of another response,
+ * rendered since, stays for that response's end().
  * @param {http.ServerResponse} res
  * @returns {Entry|null}
  */
@@ -442,11 +385,8 @@ function takeBlock (res) {
   return handed.lastHead === res._header ? handed : null
 }
 
-// applyBlock() for the block `miss` describes in `tail` (stored as
-// `entry`, or null when it was not cached, and then described by
-// `uncached`), with `value` in its Content-Length hole, then clears `tail`.
-// (An entry store() just filled has the `last` of `tail`, or null where
-// that is the response's own _last.) Returns the block.
+// applyBlock() for the block in `tail` (stored as `entry`, or null:
+// `uncached`) with `value` in its hole; clears `tail`. Returns the block.
 function applyRendered (res, miss, value, entry) {
   let block = entry
   if (entry !== null) {
@@ -475,19 +415,16 @@ function clearScratch (n) {
 
 // --- Fresh responses: end() renders what setHeader() stored ---------------
 
-// What renderFresh() returns when Node's own renderer must run (nothing
-// was changed); a FALLBACK value says the response falls back.
+// renderFresh()'s answer when Node's renderer must run (nothing changed).
 const RENDER_BY_NODE = 'render-by-node'
 
 /**
- * Renders the header block as writeHead(statusCode) and _storeHeader() do
- * for a fresh response, with every side effect, and returns its block
- * (a cache entry or `uncached`). Before it changes anything it may instead
- * return RENDER_BY_NODE, when a header needs Node's own renderer
- * (Connection, Keep-Alive, Content-Disposition, user Content-Length
- * arrays, HTTP/1.0 without a user Content-Length), or the FALLBACK reason
- * the response falls back with. Preconditions: fallbackReason() returned
- * null; `length` is the body's byte length.
+ * Renders the block as writeHead(statusCode) and _storeHeader() do for a
+ * fresh response, with every side effect. Before it changes anything it
+ * may instead answer RENDER_BY_NODE (Connection, Keep-Alive,
+ * Content-Disposition, a user Content-Length array, HTTP/1.0 without a user
+ * Content-Length) or a FALLBACK reason. Called once fallbackReason() said null.
+ * @param {number} length the body's byte length
  * @returns {Entry|string}
  */
 function renderFresh (res, length) {
@@ -508,10 +445,9 @@ function renderFresh (res, length) {
         return hit
       }
     }
-    // Object.keys() lists the keys in the order for-in would, in about two
-    // thirds of its time on a dictionary-mode store and as fast on a
-    // fast-mode one (lib/headers.js picks which the next response gets).
-    // Refs: benchmark/instructions.js (headers=20, express3)
+    // Object.keys() lists the keys as for-in would, in two thirds of its
+    // time on a dictionary-mode store and as fast on a fast-mode one.
+    // Refs: benchmark/instructions.js (headers20, express3)
     n = collectStored(headers)
     lengthAt = found.lengthAt
     hasDate = found.hasDate
@@ -526,31 +462,26 @@ function renderFresh (res, length) {
     applyBlock(res, code, message, false, e)
     return e
   }
-  const miss = { code, message, ownMessage: false, n, lengthAt, hasDate, chunked: false, teAt: -1 }
-  const block = renderFreshMiss(res, headers, miss, length)
-  clearScratch(n)
-  return block
+  const miss = {
+    code, message, ownMessage: false, n, lengthAt, hasDate, chunked: false, teAt: -1, shape: FRESH, keyed: true
+  }
+  return renderMiss(res, miss, length)
 }
 
-// The entry renderFresh() found or stored last, and the one
-// writeHeadStored() did: most responses repeat the one before, and
-// renderAgain() and storedAgain() match them without copying the headers.
+// The entries renderFresh() and writeHeadStored() found or stored last:
+// most responses repeat the one before, matched without copying the store.
 let lastFresh = null
 let lastStored = null
 
-// Records in entry `e` the `n` lowercase keys collectStored() copied.
 function keep (e, n) {
   for (let i = 0; i < n; i++) e.keys[i] = keys[i]
   e.keys.length = n
   e.keyed = true
 }
 
-// What renderAgain() matched: the Content-Length value, or the body length
-// when the store has none.
+// The Content-Length value sameStore() matched, or the value it was given.
 const again = { value: 0 }
 
-// Whether header `i` of entry `c` has `key` and the stored `entry`; the
-// Content-Length value is matched by shape and kept in `again`.
 function sameHeader (c, i, key, entry) {
   if (key !== c.keys[i] || entry[0] !== c.names[i]) return false
   const v = entry[1]
@@ -560,17 +491,12 @@ function sameHeader (c, i, key, entry) {
   return true
 }
 
-// Whether the headers in `headers` are those of entry `c`: compares each
-// key, name and value straight from the store, in order, as findEntry()
-// would compare the copies (the Content-Length value by shape, kept in
-// `again.value`, which starts as `value`), without copying them. A
-// fast-mode store (up to FAST_MAX headers, or a WideStore of
-// lib/headers.js) is walked with for-in, in the order _storeHeader() walks
-// it: V8 reads each value through the enumeration cache, where a keyed load
-// per key went megamorphic. Any other larger store is a dictionary, whose
-// keys Object.keys() lists faster than for-in does.
-// Refs: benchmark/instructions.js (shapes express3 and headers20),
-// benchmark/RESULTS.md
+// Whether the store holds entry `c`'s headers, compared in place as
+// findEntry() compares copies. A fast-mode store (up to FAST_MAX headers, or
+// a WideStore) is walked with for-in: V8 reads each value through the
+// enumeration cache, where a keyed load per key went megamorphic. A larger
+// store is a dictionary, whose keys Object.keys() lists faster.
+// Refs: benchmark/instructions.js (express3, headers20), benchmark/RESULTS.md
 function sameStore (c, headers, value) {
   const n = c.n
   let i = 0
@@ -591,9 +517,8 @@ function sameStore (c, headers, value) {
   return true
 }
 
-// renderFresh() for a response whose stored headers may be those of entry
-// `c` (same status line): applies the block when the store and the state
-// match. Returns null, having changed nothing, when any differs.
+// renderFresh() with the entry of the response before (same status line),
+// or null, having changed nothing.
 function renderAgain (res, c, headers, length) {
   if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return null
   const value = again.value
@@ -602,38 +527,9 @@ function renderAgain (res, c, headers, length) {
   return c
 }
 
-// renderFresh() for stored headers no cached entry holds (`miss`, `length`
-// the body's): renders, stores and applies the block, or returns
-// RENDER_BY_NODE or the FALLBACK reason before it changed anything.
-function renderFreshMiss (res, headers, miss, length) {
-  const { code, n, lengthAt } = miss
-  resetTail(statusLine(code, miss.message))
-  const result = renderStored(res, n, lengthAt)
-  if (result !== null) return result
-  renderTail(res, miss.hasDate)
-  // Without a body (HEAD, 1xx, 204, 304) _storeHeader() adds no framing: the
-  // block has no Content-Length hole, and is not cached.
-  if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
-    // freshReason() excluded _removedContLen without a user length, so the
-    // body length is the framing.
-    tail.prefix = tail.head + LENGTH_START
-    tail.head = LINE_END
-    tail.lines++
-  }
-  const e = store(res, miss)
-  if (e !== null) {
-    keep(e, n)
-    lastFresh = e
-  }
-
-  const value = lengthAt === -1 ? length : values[lengthAt]
-  return applyRendered(res, miss, value, e)
-}
-
-// Renders the `n` stored headers in names/keys/values into `tail` after the
-// status line, as _storeHeader() does. Returns null, or before it changed
-// anything on `res`, RENDER_BY_NODE (a header only Node's renderer
-// reproduces) or the FALLBACK reason.
+// Renders the `n` stored headers into `tail` as _storeHeader() does.
+// Returns null, or, having changed nothing on `res`, RENDER_BY_NODE or the
+// FALLBACK reason.
 function renderStored (res, n, lengthAt) {
   let byNode = false
   for (let i = 0; i < n; i++) {
@@ -642,8 +538,7 @@ function renderStored (res, n, lengthAt) {
     const type = typeof value
     const key = keys[i]
     if (type !== 'string' && type !== 'number') {
-      // Values stored by setHeader() were validated then, but an array
-      // can change afterwards.
+      // setHeader() validated it, but an array can change since.
       const reason = valueReason(key, value)
       if (reason !== null) return reason
     }
@@ -665,9 +560,8 @@ function renderStored (res, n, lengthAt) {
   return byNode ? RENDER_BY_NODE : null
 }
 
-// Copies the stored headers into keys/names/values (Object.keys() lists
-// them in the order for-in would). Returns their count; `found` tells where
-// Content-Length is and whether a Date header is among them.
+// Copies the store into keys/names/values; returns the count, and `found`
+// where Content-Length is and whether there is a Date.
 const found = { lengthAt: -1, hasDate: false }
 function collectStored (headers) {
   const stored = Object.keys(headers)
@@ -692,19 +586,15 @@ function collectStored (headers) {
 
 // --- writeHead(status, obj) ------------------------------------------------
 
-// The arguments for Node's writeHead() once walkHeaders() stopped
-// reading: a plain object with the `count` keys its for-in loop met, in
-// that order (names[]), the first `read` values already read as data
-// (values[]), and getters for the rest (`pending` is the key being read
-// when reading threw `error`: its getter throws that error again, at the
-// point Node reads it; null when no getter threw). A getter that deletes a
-// later key from `obj` deletes it from the copy too, so Node's own loop
-// skips it as it would have.
-// The values already read are assigned, as an object literal's would be:
-// a descriptor per key gives V8 a new map per property and response
-// (benchmark/RESULTS.md, "a header only Node renders"). A key
-// Object.prototype has (`__proto__`, a setter, a frozen method) would not
-// become an own data property by assignment: it is defined.
+// The arguments for Node's writeHead() once walkHeaders() stopped reading:
+// an object with the `count` keys met (names[]), the first `read` values as
+// data and getters for the rest, so each value is read once. The getter of
+// `pending` throws `error` again where Node reads it; a getter that deletes
+// a later key from `obj` deletes it from the copy, which Node then skips.
+// Values are assigned: a descriptor per key gives V8 a new map per property
+// and response (benchmark/RESULTS.md, "a header only Node renders"). A key
+// Object.prototype has (`__proto__`, a setter) would not become an own
+// data property by assignment, so it is defined.
 function handOver (obj, reason, read, count, pending, error) {
   tail.head = ''
   tail.prefix = null
@@ -750,8 +640,7 @@ function arrayRenderable (value) {
   return true
 }
 
-// The lowercase name of a header _storeHeader() treats apart, or ''. Only
-// names of these lengths can be one.
+// The lowercase name of a header _storeHeader() treats apart, or ''.
 function specialName (key) {
   const length = key.length
   if (length !== 4 && length !== 6 && length !== 7 && length !== 10 && length !== 14 &&
@@ -773,17 +662,14 @@ function specialName (key) {
   return ''
 }
 
-// Whether a specialName() is one only Node's renderer writes (Connection,
-// Keep-Alive, Trailer, Expect, Content-Disposition).
+// Connection, Keep-Alive, Trailer, Expect, Content-Disposition: Node's.
 function nodeOnly (special) {
   return special !== '' && special !== 'content-length' && special !== 'transfer-encoding' &&
     special !== 'date'
 }
 
-// Whether `obj` has an own key only Node renders. Read from the keys
-// alone, before any value: where no cached entry has the status line,
-// walkHeaders() then leaves every value to Node's writeHead(), so an app
-// whose responses all carry, say, a Connection header pays no read and no
+// Whether `obj` has an own key only Node renders, from the keys alone: an
+// app whose responses all carry, say, Connection then pays no read and no
 // copy of its headers (benchmark/instructions.js, shape fallbacknode).
 function nodeOnlyKey (obj) {
   if (obj === undefined) return false
@@ -793,8 +679,7 @@ function nodeOnlyKey (obj) {
 }
 
 // Whether `obj` has an own key of Content-Length's length: without one, a
-// response that cannot be chunked is Node's to render (HEAD without a
-// length, say), known before any value is read.
+// response that cannot be chunked is Node's, known before any value is read.
 function lengthLike (obj) {
   if (obj === undefined) return false
   const own = Object.keys(obj)
@@ -802,27 +687,22 @@ function lengthLike (obj) {
   return false
 }
 
-// What walkHeaders() found for the header just read when no cached
-// entry has it: the index of Content-Length and of Transfer-Encoding so
-// far; and while laterHeader() reads: the entry holding every header so
-// far (`entry`, or null), the last that held them (`last`), and whether
-// the headers before the one read were checked (`checked`).
+// The headers read so far: where Content-Length and Transfer-Encoding
+// are, the entry holding all of them (or null), the last that did, and
+// whether they were checked (else they are the last entry's).
 const scan = { lengthAt: -1, teAt: -1, entry: null, last: null, checked: false }
 
-// The checks _storeHeader() makes on header `i` (name `key`, `value`),
-// plus the shapes this renderer reproduces: Content-Length once, or
-// (when `chunkable`) a Transfer-Encoding naming chunked, Date, and no other
-// header _storeHeader() treats apart. Returns false when Node must render
-// (and may throw) from this header on.
+// The checks _storeHeader() makes on header `i`, and the shapes rendered
+// here: Content-Length once, or (`chunkable`) a Transfer-Encoding naming
+// chunked, Date, no other header treated apart. False: Node renders (and
+// may throw) from this header on.
 function headerRenderable (i, key, value, chunkable) {
-  // The name first: a header only Node renders (Connection, say) then
-  // costs no pattern test here, since Node's writeHead() tests it again.
+  // The name first: Node's writeHead() tests it again anyway.
   const special = specialName(key)
   if (nodeOnly(special)) return false
   if (!TOKEN.test(key)) return false
   if (special === 'content-length') {
-    // Two spellings of Content-Length (Node keeps the last value), or one
-    // with Transfer-Encoding.
+    // Two spellings (Node keeps the last value), or one with Transfer-Encoding.
     if (scan.lengthAt !== -1 || scan.teAt !== -1) return false
     scan.lengthAt = i
   } else if (special === 'transfer-encoding') {
@@ -839,15 +719,12 @@ function headerRenderable (i, key, value, chunkable) {
   return Array.isArray(value) && arrayRenderable(value) && i !== scan.lengthAt
 }
 
-// True while fastWriteHead() reads a headers object: a getter may call
-// writeHead() on another response, which then goes to Node's writeHead()
-// (the pass keeps its names and values in this file's scratch arrays).
+// While a headers object is read: a getter calling writeHead() on another
+// response gets Node's, as the scratch arrays are in use.
 let walking = false
 
 /**
- * ServerResponse#writeHead(statusCode[, reason][, obj]) by the renderer:
- * writeHeadObject() on a response whose headers setHeader() left empty,
- * unless a pass over another headers object is running.
+ * writeHead(statusCode[, reason][, obj]) on a response without stored headers.
  * @returns {true|false|Array} true when rendered, false for Node's
  *   writeHead(), or the arguments Node's writeHead() takes over with
  */
@@ -855,67 +732,43 @@ function fastWriteHead (res, statusCode, reason, obj) {
   if (walking) return false
   walking = true
   try {
-    // The headers argument as writeHead() picks it (`obj ??= reason`
-    // without a string reason): an array of pairs has a renderer of its own.
+    // The headers argument as writeHead() picks it.
     const headers = typeof reason === 'string' ? obj : obj ?? reason
     return Array.isArray(headers)
       ? writeHeadArray(res, statusCode, reason, headers)
-      : writeHeadObject(res, statusCode, reason, obj)
+      : writeHeadObject(res, statusCode, reason, headers)
   } finally {
     walking = false
   }
 }
 
 /**
- * writeHead(statusCode[, reason][, obj]) for the shape frameworks use
- * (fastify, benchmark/http/simple.js): a fresh HTTP/1.1 response with no
- * setHeader() calls, a body-carrying status (on any request method: the
- * user's Content-Length is the framing, so a HEAD block is a GET block)
- * and a plain object of string, number or array values that includes
- * Content-Length, or, on a response with a body, includes none (Node then
- * frames the body as chunked, adding Transfer-Encoding: chunked unless the
- * object has a Transfer-Encoding naming chunked). It renders what
- * ServerResponse#writeHead and _storeHeader() would, with their checks,
- * and sets the same fields; each value is read once. Anything else,
- * including every input Node rejects, returns false before changing
- * anything, or the arguments for Node's writeHead() when values were read.
- * This function settles the status line and the framing Node would pick;
- * walkHeaders() reads the headers.
+ * writeHead(statusCode[, reason][, obj]) in the shape frameworks use: a
+ * fresh HTTP/1.1 response, a body-carrying status (on any method: the
+ * user's Content-Length frames it, so a HEAD block is a GET block) and a
+ * plain object of string, number or array values with Content-Length, or,
+ * with a body, without (chunked). Anything else, every input Node rejects
+ * included, answers false before changing anything, or the arguments for
+ * Node's writeHead() once values were read (each is read once).
+ * @param {object|undefined} obj the headers argument as writeHead() picks it
  * @returns {true|false|Array} true when rendered
  */
 function writeHeadObject (res, statusCode, reason, obj) {
-  if (res[kOutHeaders] !== null || !writeHeadable(res, statusCode)) return false
+  const message = res[kOutHeaders] === null ? reasonPhrase(res, statusCode, reason) : null
+  if (message === null ||
+      (obj !== undefined && (obj === null || typeof obj !== 'object' || isProxy(obj)))) {
+    return false
+  }
   const code = statusCode | 0
-  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
-    return false
-  }
-  let message
-  if (typeof reason === 'string') {
-    message = reason
-  } else {
-    message = res.statusMessage
-    if (!message) message = STATUS_CODES[code] || 'unknown'
-    obj ??= reason
-  }
-  // No object renders no header lines (writeHead(200)). An array of pairs
-  // has its own renderer (writeHeadArray(), which fastWriteHead() picks):
-  // one here came through another way in, Node's to render.
-  if (typeof message !== 'string' || (obj !== undefined && (obj === null ||
-      typeof obj !== 'object' || isProxy(obj) || Array.isArray(obj)))) {
-    return false
-  }
   const shape = framingOf(res, code)
   if (shape === WRITE_HEAD && !lengthLike(obj)) return false
   return walkHeaders(res, code, message, reason, obj, shape)
 }
 
-// The shape (findEntry()) of the block writeHead(`code`, headers) renders
-// for `res`: WRITE_HEAD, with CHUNKABLE where, without Content-Length,
-// _storeHeader() frames the body as chunked (the response has one and
-// nothing turned that off; HEAD, 204 and 304, for which writeHead() sets
-// _hasBody = false before _storeHeader(), as applyBlock() does, a removed
-// Transfer-Encoding or a _contentLength set by hand are Node's to render),
-// and APPENDABLE where it appends the length set by hand (handLength()).
+// The shape of the block writeHead(`code`, headers) renders for `res`:
+// CHUNKABLE where _storeHeader() would frame a body without Content-Length
+// as chunked (not HEAD, 204, 304, a removed Transfer-Encoding or a length
+// set by hand), APPENDABLE where it appends the length set by hand.
 function framingOf (res, code) {
   const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
     res._removedTE === false && typeof res._contentLength !== 'number' &&
@@ -924,33 +777,20 @@ function framingOf (res, code) {
 }
 
 /**
- * writeHeadObject() from its headers on: `code` and `message` the status
- * line, `reason` writeHead()'s second argument (a string when it is the
- * message), `obj` the headers, `shape` the block's kind (framingOf(): the
- * framing Node would add without a Content-Length header).
- * The headers are read in one pass in Node's order (_storeHeader(): for-in,
- * own keys, each value read once, then checked): while the names and
- * values equal a cached entry's they were checked when it was stored; from
- * the first that differs on, each is checked before the next is read, as
- * _storeHeader() throws at the first bad one. The prototype chain is walked
- * once, as on Node's path, so a Proxy on it sees what it sees there.
- * (for-in also lets V8 read obj[key] through the enumeration cache, where
- * a keyed load would go megamorphic.) While each header read is the first
- * entry's, names[] and values[] are left as they are (`copied` false): the
- * entry holds the same names and values (its Content-Length value matched
- * by shape, kept in `lengthValue`), and copyEntry() writes them there
- * before anything reads them. Once Node must take over, the loop only
- * collects the keys it has yet to meet (reading stopped after `read`
- * values, `pending` the key whose getter threw `error`).
- * Long: a cached response runs all of it, as one compilation unit with
- * the cache hit's helpers inlined; what a cached response never runs is
- * apart (laterHeader(), missFramed(), renderWriteHeadMiss(), handOver())
- (docs/architecture.md, "The inlining budget").
+ * writeHeadObject() from the headers on (`shape`: framingOf()). One pass in
+ * _storeHeader()'s order (for-in, own keys, each value read once): while
+ * the headers equal a cached entry's they were checked when it was stored;
+ * from the first that differs, each is checked before the next is read, as
+ * Node throws at the first bad one. for-in walks the prototype chain once,
+ * as Node's does (a Proxy on it sees the same), and reads obj[key] through
+ * the enumeration cache. While the headers are the first entry's, names[]
+ * and values[] are left alone (`copied` false) and copyEntry() fills them
+ * when needed. Once Node must take over, the loop only collects keys.
+ * One function however long (docs/architecture.md, "The inlining budget").
  * @returns {true|false|Array} true when rendered
  */
 function walkHeaders (res, code, message, reason, obj, shape) {
-  // The first cached entry for this status line: writeHead() checks
-  // statusMessage before it reads any header, with the same expression.
+  // writeHead() checks statusMessage before it reads any header.
   let e = findEntry(code, message, -1, 0, shape)
   if (e === null && (INVALID_HEADER_CHAR.test(message) || nodeOnlyKey(obj))) return false
   let i = 0
@@ -1011,7 +851,7 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   }
   if (e === null && !missFramed(n, shape)) return handOver(obj, reason, n, n, null)
   const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
-  // No Content-Length header: _storeHeader() appends the length set by hand, else chunks.
+  // Without Content-Length: the length set by hand, else chunked.
   const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     let value = lengthAt === -1 ? undefined : copied ? values[lengthAt] : lengthValue
@@ -1025,17 +865,14 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   if (!copied) copyEntry(e, n, lengthValue)
   const ownMessage = typeof reason === 'string'
   const teAt = e !== null ? e.teAt : scan.teAt
-  renderWriteHeadMiss(res, { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt })
+  const miss = { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt, shape, keyed: false }
+  renderMiss(res, miss, res._contentLength)
   return true
 }
 
-// A header read after the headers left the first cached entry's (header
-// `i`, `key` and `value`, already in names[] and values[]; `code`,
-// `message` and `shape` as walkHeaders() has them): matched against the entries
-// for the status line, `scan.entry` the one holding every header so far,
-// and checked as _storeHeader() would once none holds it. Apart from
-// walkHeaders() as a cached response never calls it (see there).
-// Returns false when Node must render (and may throw) from this header on.
+// Header `i`, read after the headers left the first entry's: matched
+// against the entries for the status line, and once none holds it checked
+// as _storeHeader() would. False: Node renders from this header on.
 function laterHeader (i, key, value, code, message, shape) {
   let e = scan.entry
   if (e !== null) {
@@ -1059,10 +896,8 @@ function laterHeader (i, key, value, code, message, shape) {
   return headerRenderable(i, key, value, (shape & CHUNKABLE) !== 0)
 }
 
-// The framing of `n` headers no cached entry holds, left in `scan`: those
-// laterHeader() did not check are the last entry's. False when there is
-// no Content-Length where Node would not frame the body as chunked
-// (CHUNKABLE) nor append the length set by hand (APPENDABLE).
+// Settles `scan` for `n` headers no entry holds. False without a
+// Content-Length where Node would neither chunk nor append one.
 function missFramed (n, shape) {
   if (!scan.checked) {
     scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
@@ -1071,21 +906,17 @@ function missFramed (n, shape) {
   return scan.lengthAt !== -1 || shape !== WRITE_HEAD
 }
 
-// Whether _storeHeader() would append `Content-Length: <res._contentLength>`
-// after the automatic lines, for headers without Content-Length or
-// Transfer-Encoding: a length set by hand before writeHead()
-// (@hono/node-server sets it, then passes only Content-Type) on a response
-// it frames by length. The block is then the one end() renders for a
-// fresh response with that body length, and is cached as such.
+// Whether _storeHeader() would append `Content-Length: <_contentLength>`
+// to headers without Content-Length or Transfer-Encoding: a length set by
+// hand before writeHead(), as @hono/node-server does.
 function handLength (res, code) {
   return code !== 204 && code !== 304 && res._hasBody === true && res._removedContLen === false &&
     res.useChunkedEncodingByDefault === true && typeof res._contentLength === 'number' &&
     lengthCacheable(res._contentLength)
 }
 
-// Writes into names[] and values[] the first `upTo` headers of entry `e`,
-// which walkHeaders() read and found equal to the entry's (the
-// Content-Length value, matched by shape, is `lengthValue`). Returns true.
+// Fills names[] and values[] with entry `e`'s first `upTo` headers, which
+// walkHeaders() found equal (Content-Length: `lengthValue`). Returns true.
 function copyEntry (e, upTo, lengthValue) {
   const en = e.names
   const ev = e.values
@@ -1096,44 +927,41 @@ function copyEntry (e, upTo, lengthValue) {
   return true
 }
 
-// What writeHeadObject() and storedWriteHead() ask of the response before
-// anything else. Only primitive statuses: ToInt32 of an object would run
-// user code twice when Node's writeHead() takes over.
-function writeHeadable (res, statusCode) {
-  return (typeof statusCode === 'number' || typeof statusCode === 'string') &&
-    !res._header && !res.chunkedEncoding && typeof res.useChunkedEncodingByDefault === 'boolean' &&
-    typeof res._hasBody === 'boolean' && !(res._expect_continue && !res._sent100)
+// The reason phrase of writeHead(statusCode[, reason]) on `res` where the
+// renderer takes the status line, else null. Only primitive statuses:
+// ToInt32 of an object would run user code twice when Node's writeHead()
+// takes over.
+function reasonPhrase (res, statusCode, reason) {
+  if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') || res._header ||
+      res.chunkedEncoding || typeof res.useChunkedEncodingByDefault !== 'boolean' ||
+      typeof res._hasBody !== 'boolean' || (res._expect_continue && !res._sent100)) {
+    return null
+  }
+  const code = statusCode | 0
+  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) return null
+  const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
+  return typeof message === 'string' ? message : null
 }
 
-// storedWriteHead()'s answer where Node's writeHead() renders the stored
-// headers. The store is rendered then, and never by this file: it is not
-// kept as the last WideStore (lib/headers.js) past its response, as
-// observe() does for the stores rendered here (test/retention.test.js).
+// storedWriteHead() leaving the store to Node: not kept as the last
+// WideStore past its response (test/retention.test.js).
 function byNode () {
   forgetWide()
   return false
 }
 
 /**
- * writeHead(statusCode[, reason]) on a response with headers set by
- * setHeader() (lib/shim.js calls it where the store is not null): the
- * checks fastWriteHead() makes, then writeHeadStored(). An object argument
- * is merged into the stored headers by Node's writeHead(), with
- * setHeader(): false.
+ * writeHead(statusCode[, reason]) on a response with stored headers. An
+ * object argument is merged into the store by Node's writeHead(): false.
  * @returns {boolean} true when rendered
  */
 function storedWriteHead (res, statusCode, reason, obj) {
-  if (obj !== undefined || (reason !== undefined && typeof reason !== 'string') ||
-      !writeHeadable(res, statusCode)) {
-    return byNode()
-  }
-  const code = statusCode | 0
-  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
-    return byNode()
-  }
-  const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
+  const message = obj === undefined && (reason === undefined || typeof reason === 'string')
+    ? reasonPhrase(res, statusCode, reason)
+    : null
   const headers = res[kOutHeaders]
-  if (typeof message !== 'string' || !headers || typeof headers !== 'object') return byNode()
+  if (message === null || !headers || typeof headers !== 'object') return byNode()
+  const code = statusCode | 0
   if (typeof res._contentLength === 'number' && reason === undefined && !userLength(headers)) {
     return lengthWriteHead(res, statusCode, message, headers)
   }
@@ -1141,14 +969,10 @@ function storedWriteHead (res, statusCode, reason, obj) {
 }
 
 /**
- * storedWriteHead() where _contentLength was set before writeHead() and no
- * Content-Length header was: end()'s implicit header (_implicitHeader()
- * calls writeHead(this.statusCode), here through a writeHead wrapper an
- * agent put over the shim's) or a length set by hand. _storeHeader() then
- * frames the body with that length, as for a response end() renders
- * without writeHead(): renderFresh() renders it, its checks (lib/decide.js
- * freshReason()) made here. A helper no measured shape calls
- * (docs/architecture.md, "The inlining budget").
+ * storedWriteHead() with _contentLength set and no Content-Length header:
+ * end()'s implicit header through an agent's writeHead wrapper, or a
+ * length set by hand. Node frames the body with it as end() does:
+ * renderFresh() renders, its checks (lib/decide.js freshReason()) made here.
  * @returns {boolean} true when rendered
  */
 function lengthWriteHead (res, statusCode, message, headers) {
@@ -1164,17 +988,12 @@ function lengthWriteHead (res, statusCode, message, headers) {
 }
 
 /**
- * writeHead(statusCode[, reason]) on a response with headers set by
- * setHeader(): renders them as _storeHeader() does, from a cached entry
- * when one has the status line, the names and values and the state, and
- * sets what writeHead() sets. Without Content-Length a response with a
- * body is framed as chunked (Node adds Transfer-Encoding: chunked after
- * the automatic lines); without a body (HEAD, 204, 304) there is no
- * framing. Returns false, having changed nothing, for what Node must
- * render: a stored Transfer-Encoding, Trailer or Expect, Connection,
- * Keep-Alive or Content-Disposition, a value that is not a string, number
- * or array of them, no Content-Length where Node would not frame as
- * chunked (a removed Transfer-Encoding, _contentLength set by hand).
+ * Renders stored headers as writeHead() and _storeHeader() do: without
+ * Content-Length a response with a body is chunked, one without (HEAD, 204,
+ * 304) has no framing. False, having changed nothing, for what Node must
+ * render: Transfer-Encoding, Trailer, Expect, Connection, Keep-Alive,
+ * Content-Disposition, other values than strings, numbers and their
+ * arrays, no Content-Length where Node would not chunk.
  * @returns {boolean} true when rendered
  */
 function writeHeadStored (res, code, message, ownMessage, headers) {
@@ -1182,9 +1001,7 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   const byDefault = res.useChunkedEncodingByDefault === true
   const chunkable = byDefault && !bodyless && res._removedTE === false &&
     typeof res._contentLength !== 'number'
-  // The headers of the entry the response before used: a block this
-  // function stored or found, so the checks below hold for them (no
-  // Transfer-Encoding, Trailer or Expect; a Content-Length unless chunked).
+  // The entry of the response before passed the checks below.
   const c = lastStored
   if (c !== null && c.code === code && c.message === message &&
       (c.lengthAt >= 0 || (chunkable && c.chunked)) && storedAgain(res, c, headers, ownMessage)) {
@@ -1200,7 +1017,8 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
   observe(n, headers)
-  const e = findEntry(code, message, n, n, chunkable ? WRITE_HEAD | CHUNKABLE : WRITE_HEAD)
+  const shape = chunkable ? WRITE_HEAD | CHUNKABLE : WRITE_HEAD
+  const e = findEntry(code, message, n, n, shape)
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     const value = e.chunked ? undefined : values[lengthAt]
     if (!e.keyed) keep(e, n)
@@ -1215,45 +1033,15 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     clearScratch(n)
     return false
   }
+  const chunked = lengthAt === -1 && chunkable
   const miss = {
-    code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked: lengthAt === -1 && chunkable, teAt: -1
+    code, message, ownMessage, n, lengthAt, hasDate: found.hasDate, chunked, teAt: -1, shape, keyed: true
   }
-  return writeHeadStoredMiss(res, miss)
+  return typeof renderMiss(res, miss, undefined) !== 'string'
 }
 
-// writeHeadStored() for stored headers no cached entry holds (`miss`):
-// renders them, stores the block and applies it; returns false, having
-// changed nothing, for a header only Node's renderer reproduces. Apart
-// from the cache-hit path (docs/architecture.md, "The inlining budget").
-function writeHeadStoredMiss (res, miss) {
-  const { n, lengthAt } = miss
-  resetTail(statusLine(miss.code, miss.message))
-  if (renderStored(res, n, lengthAt) !== null) {
-    clearScratch(n)
-    tail.head = ''
-    tail.prefix = null
-    return false
-  }
-  renderTail(res, miss.hasDate)
-  if (miss.chunked) {
-    tail.head += CHUNKED_FRAMING
-    tail.lines++
-  }
-  const entry = store(res, miss)
-  if (entry !== null) {
-    keep(entry, n)
-    lastStored = entry
-  }
-  const value = lengthAt === -1 ? undefined : values[lengthAt]
-  clearScratch(n)
-  handBlock(res, applyRendered(res, miss, value, entry))
-  return true
-}
-
-// writeHeadStored() for a response whose stored headers may be those of
-// entry `c` (same status line, a block writeHead() can take): applies the
-// block when the store and the state match. Returns false, having changed
-// nothing, when any differs.
+// writeHeadStored() with the entry of the response before (same status
+// line), or false, having changed nothing.
 function storedAgain (res, c, headers, ownMessage) {
   if (!sameStore(c, headers, undefined) || !stateMatches(c, res, stateOf(res))) return false
   const value = c.chunked ? undefined : again.value
@@ -1263,71 +1051,81 @@ function storedAgain (res, c, headers, ownMessage) {
   return true
 }
 
-// walkHeaders() for headers no cached entry holds (`miss`; its hasDate is
-// found here): renders them (the checks were made while reading), stores
-// the block and applies it. Apart from the cache-hit path
-// (docs/architecture.md, "The inlining budget").
-function renderWriteHeadMiss (res, miss) {
-  const { n, lengthAt, chunked } = miss
-  resetTail(statusLine(miss.code, miss.message))
-  let dated = false
-  for (let i = 0; i < n; i++) {
-    const key = names[i]
-    if (key.length === 4 && key.toLowerCase() === 'date') dated = true
-    renderEntry(res, null, key, values[i], i === lengthAt)
+/**
+ * Renders, stores and applies the block for headers no entry holds: a
+ * store's (`keyed`), checked here, or those walkHeaders() and readPairs()
+ * checked while reading. A block for writeHead() is handed to end().
+ * @param {Miss} miss
+ * @param {*} length the length framing a body without Content-Length
+ *   where Node does not chunk it
+ * @returns {Entry|string} the block, or, having changed nothing on `res`,
+ *   RENDER_BY_NODE or the FALLBACK reason (a store only)
+ */
+function renderMiss (res, miss, length) {
+  const { code, n, lengthAt, chunked } = miss
+  resetTail(statusLine(code, miss.message))
+  if (miss.keyed) {
+    const byNode = renderStored(res, n, lengthAt)
+    if (byNode !== null) {
+      clearScratch(n)
+      tail.head = ''
+      tail.prefix = null
+      return byNode
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const key = names[i]
+      if (key.length === 4 && key.toLowerCase() === 'date') miss.hasDate = true
+      renderEntry(res, null, key, values[i], i === lengthAt)
+    }
   }
-  renderTail(res, dated)
-  // After the automatic lines, as _storeHeader() adds them: chunked
-  // framing, or the length set by hand (handLength()) as a hole.
-  if (chunked && miss.teAt === -1) {
-    tail.head += CHUNKED_FRAMING
-    tail.lines++
-  } else if (!chunked && lengthAt === -1) {
+  renderTail(res, miss.hasDate)
+  // After the automatic lines, as _storeHeader() adds them; no hole without
+  // a body (HEAD, 204, 304): not cached. freshReason() and handLength()
+  // excluded a removed Content-Length, so `length` is the framing.
+  if (chunked) {
+    if (miss.teAt === -1) {
+      tail.head += CHUNKED_FRAMING
+      tail.lines++
+    }
+  } else if (lengthAt === -1 && res._hasBody && !isBodylessStatus(code)) {
     tail.prefix = tail.head + LENGTH_START
     tail.head = LINE_END
     tail.lines++
   }
-  miss.hasDate = dated
-  const stored = store(res, miss)
-  const value = chunked ? undefined : lengthAt === -1 ? res._contentLength : values[lengthAt]
+  const e = store(res, miss)
+  if (e !== null && miss.keyed) {
+    keep(e, n)
+    if (miss.shape === FRESH) lastFresh = e
+    else lastStored = e
+  }
+  const value = lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : length
+  const block = applyRendered(res, miss, value, e)
   clearScratch(n)
-  handBlock(res, applyRendered(res, miss, value, stored))
+  if (miss.shape !== FRESH) handBlock(res, block)
+  return block
 }
 
 // --- writeHead(status, array) ----------------------------------------------
 
 /**
- * writeHead(statusCode[, reason], headers) with the headers as an array,
- * flat `[name, value, ...]` or nested `[[name, value], ...]`, as srvx (h3's
- * Node adapter) passes them, on a response with no setHeader() calls. With
- * stored headers Node merges the pairs into the store first, by
- * setHeader() per pair (20, 22, 24) or removeHeader() and appendHeader()
- * (26): storedWriteHead() leaves that to Node. _storeHeader() reads
- * `headers.length && ArrayIsArray(headers[0])` to tell the forms apart,
- * throws ERR_INVALID_ARG_VALUE for a flat array of odd length, then renders
- * the pairs in index order as an object's entries, each validated,
- * duplicates kept (Set-Cookie twice is two lines). So a pair is rendered
- * here as writeHeadObject() renders an entry, and the block is cached
- * under the same key: the names and values in order. Anything
- * headerRenderable() does not take (an invalid or non-string name, a
- * header _storeHeader() treats apart, a second Content-Length) returns
- * false before anything on `res` changed, and Node's writeHead() renders
- * the same arguments. The elements read so far are then read again there:
- * the same values, unless an index of the array is an accessor.
+ * writeHead(statusCode[, reason], headers) with an array, flat
+ * `[name, value, ...]` or nested `[[name, value], ...]` (srvx, h3's Node
+ * adapter), on a response without stored headers. _storeHeader() tells the
+ * forms apart by `headers.length && ArrayIsArray(headers[0])`, throws for a
+ * flat array of odd length, and renders the pairs in order as an object's
+ * entries, duplicates kept: so the block is cached under the same key.
+ * What headerRenderable() refuses answers false before anything changed,
+ * and Node's writeHead() reads the elements again (the same values, unless
+ * an index is an accessor).
  * Refs: test/array-headers.test.js
  * @returns {boolean} true when rendered
  */
 function writeHeadArray (res, statusCode, reason, headers) {
-  if (res[kOutHeaders] !== null || !writeHeadable(res, statusCode) || isProxy(headers)) return false
+  if (res[kOutHeaders] !== null || isProxy(headers)) return false
+  const message = reasonPhrase(res, statusCode, reason)
+  if (message === null) return false
   const code = statusCode | 0
-  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) {
-    return false
-  }
-  const message = typeof reason === 'string'
-    ? reason
-    : res.statusMessage || STATUS_CODES[code] || 'unknown'
-  if (typeof message !== 'string') return false
-  // As writeHeadObject() decides it.
   const shape = framingOf(res, code)
   // writeHead() checks statusMessage before _storeHeader() reads the array.
   const first = findEntry(code, message, -1, 0, shape)
@@ -1336,23 +1134,36 @@ function writeHeadArray (res, statusCode, reason, headers) {
   if (!nested && headers.length % 2 !== 0) return false
   const n = readPairs(headers, nested, code, message, first, shape)
   if (n === -1) return false
-  return applyPairs(res, code, message, typeof reason === 'string', n, shape)
+  let e = scan.entry
+  if (e !== null && e.n !== n) e = findEntry(code, message, n, n, shape)
+  if (e === null && !missFramed(n, shape)) {
+    clearScratch(n)
+    return false
+  }
+  const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
+  const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
+  const ownMessage = typeof reason === 'string'
+  if (e !== null && stateMatches(e, res, stateOf(res))) {
+    headOf(e, lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : res._contentLength)
+    clearScratch(n)
+    applyBlock(res, code, message, ownMessage, e)
+    handBlock(res, e)
+    return true
+  }
+  const teAt = e !== null ? e.teAt : scan.teAt
+  const miss = { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt, shape, keyed: false }
+  renderMiss(res, miss, res._contentLength)
+  return true
 }
 
-// What readPairs() leaves for applyPairs(): the cached entry whose headers
-// equal every pair read, or null (the pairs' framing is then in `scan`).
-const pairs = { entry: null }
-
-// Reads the pairs of `headers` into names[] and values[] in _storeHeader()'s
-// order (its loop reads `headers.length` each time round), matching them
-// against the cached entries for the status line, and checks each pair no
-// entry has before it reads the next, as Node throws at the first bad one.
-// Returns the number of pairs, or -1 (scratch cleared) for Node's
+// Reads the pairs into names[] and values[] as _storeHeader() does
+// (`headers.length` each time round), each matched and checked as
+// walkHeaders() reads an object's. Returns their number, or -1 for Node's
 // writeHead().
 function readPairs (headers, nested, code, message, first, shape) {
-  let e = first
-  let last = first
-  let checked = first === null
+  scan.entry = first
+  scan.last = first
+  scan.checked = first === null
   scan.lengthAt = -1
   scan.teAt = -1
   let i = 0
@@ -1369,71 +1180,15 @@ function readPairs (headers, nested, code, message, first, shape) {
     }
     names[i] = key
     values[i] = value
-    if (e !== null) {
-      if (i < e.n && e.names[i] === key &&
-          (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
-        i++
-        continue
-      }
-      e = findEntry(code, message, -1, i + 1, shape)
-      if (e !== null) {
-        last = e
-        i++
-        continue
-      }
-    }
-    if (!checked) {
-      // The pairs before this one are the last entry's, its framing
-      // headers among them.
-      checked = true
-      scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
-      scan.teAt = last.teAt < i ? last.teAt : -1
-    }
-    if (typeof key !== 'string' || !headerRenderable(i, key, value, (shape & CHUNKABLE) !== 0)) return giveUp(i + 1)
+    if (typeof key !== 'string' || !laterHeader(i, key, value, code, message, shape)) return giveUp(i + 1)
     i++
   }
-  if (e !== null && e.n !== i) e = findEntry(code, message, i, i, shape)
-  if (e === null && !checked) {
-    scan.lengthAt = last.lengthAt < i ? last.lengthAt : -1
-    scan.teAt = last.teAt < i ? last.teAt : -1
-  }
-  pairs.entry = e
   return i
 }
 
-// readPairs() handing the array to Node: the values read are let go.
 function giveUp (count) {
   clearScratch(count)
   return -1
-}
-
-// The block for the `n` pairs readPairs() read: the cached entry's when the
-// state matches too, else rendered and stored (renderWriteHeadMiss()).
-// Returns false, having changed nothing, where Node would not frame the
-// body (no Content-Length on a response it cannot chunk).
-function applyPairs (res, code, message, ownMessage, n, shape) {
-  const e = pairs.entry
-  pairs.entry = null
-  const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
-  const teAt = e !== null ? e.teAt : scan.teAt
-  if (e === null && lengthAt === -1 && shape === WRITE_HEAD) {
-    clearScratch(n)
-    return false
-  }
-  // Without a Content-Length pair: the line _storeHeader() appends for the
-  // length set by hand, else chunked framing.
-  const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
-  if (e !== null && stateMatches(e, res, stateOf(res))) {
-    let value = lengthAt === -1 ? undefined : values[lengthAt]
-    clearScratch(n)
-    if (!chunked && lengthAt === -1) value = res._contentLength
-    headOf(e, value)
-    applyBlock(res, code, message, ownMessage, e)
-    handBlock(res, e)
-    return true
-  }
-  renderWriteHeadMiss(res, { code, message, ownMessage, n, lengthAt, hasDate: false, chunked, teAt })
-  return true
 }
 
 module.exports = {

@@ -1,9 +1,7 @@
 'use strict'
 
-// ServerResponse#writeHead while the shim is installed: the renderers of
-// lib/render.js, else Node's own writeHead. A file of its own so that
-// lib/decide.js can ask which writeHead a pristine response has
-// (currentWriteHead()) from the file that installs it.
+// ServerResponse#writeHead while the shim is installed: lib/render.js,
+// else Node's. lib/decide.js asks it which writeHead a pristine response has.
 
 const http = require('node:http')
 const internals = require('./internals.js')
@@ -12,29 +10,24 @@ const patches = require('./patches.js')
 const { httpDebug } = require('./rules.js')
 
 const { ServerResponse } = http
-// Loaded only by modules that run where lib/internals.js resolved
-// (lib/shim.js installs nothing otherwise); null keeps the load safe.
+// Null keeps the load safe where lib/internals.js did not resolve.
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
 // Node's writeHead() renders through this._storeHeader(): a wrapper of it
-// (null here: one was there before install) is called by Node's writeHead.
+// must run, so Node's writeHead() does.
 const resStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
-// Whether writeHead() below is ServerResponse.prototype's; whether
-// _storeHeader() is, in its place.
+// Whether writeHead() is ServerResponse.prototype's; whether _storeHeader()
+// is, beneath another module's writeHead().
 let installed = false
 let storeInstalled = false
 
-/**
- * ServerResponse#writeHead replacement: the renderer of lib/render.js, else
- * Node's own writeHead with the same arguments (or, when some header values
- * were read already, an object that hands Node those values). After
- * uninstall() a wrapper that captured it still calls it: Node's then runs.
- */
+// lib/render.js, else Node's writeHead with the same arguments or, once
+// values were read, ones that hand Node those values. After uninstall() a
+// wrapper that captured it still calls it: Node's then runs.
 function writeHead (statusCode, reason, obj) {
   if (installed && !httpDebug && this._storeHeader === resStoreHeader) {
     if (internals.learned.pending) internals.learn(this)
-    // Headers stored by setHeader() take the other renderer.
     const done = this[kOutHeaders] === null
       ? render.fastWriteHead(this, statusCode, reason, obj)
       : render.storedWriteHead(this, statusCode, reason, obj)
@@ -76,18 +69,12 @@ function statusLine (res) {
   return 'HTTP/1.1 ' + res.statusCode + ' ' + res.statusMessage + '\r\n'
 }
 
-/**
- * The writeHead a pristine response resolves to: this file's while it is
- * installed, else Node's.
- * @returns {Function}
- */
 function currentWriteHead () {
   return installed ? writeHead : resWriteHead
 }
 
-// Puts writeHead() on ServerResponse.prototype where Node's own is there;
-// where a wrapper another module put there first stays (as end() after it),
-// _storeHeader() beneath it, where Node's own _storeHeader() is there.
+// Over Node's own writeHead(); where a method another module put there
+// first stays, _storeHeader() beneath it, over Node's own.
 function install () {
   if (installed || storeInstalled) return
   const proto = ServerResponse.prototype
@@ -100,8 +87,7 @@ function install () {
   }
 }
 
-// Puts back what install() replaced while its method is still there: a
-// wrapper another module installed since stays.
+// A wrapper another module installed since stays.
 function uninstall () {
   if (installed) patches.takeBack('writeHead')
   if (storeInstalled) patches.takeBack('_storeHeader')
@@ -109,4 +95,4 @@ function uninstall () {
   storeInstalled = false
 }
 
-module.exports = { writeHead, _storeHeader, currentWriteHead, install, uninstall }
+module.exports = { currentWriteHead, install, uninstall }

@@ -112,7 +112,6 @@ t.test('the wrapper is in place wherever the shim is active and needs it', async
       for (let i = 0; i < 20; i++) res.setHeader(`X-H-${i}`, 'v')
       headers.observe(20, res[outHeadersSymbol(res)])
       checkWrapped()
-      t.equal(headers.isDefined(), true, 'and says so')
     }
   } finally {
     headers.observe(0, null)
@@ -120,7 +119,6 @@ t.test('the wrapper is in place wherever the shim is active and needs it', async
   }
   t.strictSame(Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'setHeader'), before,
     'uninstall() restores what was there')
-  t.equal(require('../lib/headers.js').isDefined(), false, 'and forgets it')
 })
 
 t.test('a setHeader() another module put on ServerResponse.prototype first stays', async t => {
