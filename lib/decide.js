@@ -1,8 +1,7 @@
 'use strict'
 
-// The one place that picks a path: fallbackReason() returns null for the
-// native path or the reason Node's own end() must run. Each check says which
-// part of lib/_http_outgoing.js or lib/_http_server.js (Node v20) it mirrors.
+// The one place that picks a path. Each check names the part of Node's
+// lib/_http_outgoing.js or lib/_http_server.js it mirrors.
 
 const { Buffer } = require('node:buffer')
 const util = require('node:util')
@@ -13,26 +12,15 @@ const {
 } = require('./rules.js')
 const { currentWriteHead } = require('./write-head.js')
 
-// The cap on a body's byte length that install({ maxBodySize }) sets
-// (rules.js DEFAULT_MAX_BODY: none), read by fallbackReason() and, through
-// maxBodySize(), by lib/shim.js nativeEnd(), which checks the exact byte
-// length. Only this file reads or writes it: setMaxBodySize() is its one
-// writer (lib/index.js install()).
+// install({ maxBodySize }); setMaxBodySize() is its one writer.
 const options = { maxBodySize: DEFAULT_MAX_BODY }
 
-/**
- * Sets the cap on a body's byte length (install({ maxBodySize })).
- * @param {number} max a non-negative safe integer, checked by the caller
- */
+// `max`: a non-negative safe integer, checked by the caller.
 function setMaxBodySize (max) {
   options.maxBodySize = max
 }
 
-/**
- * The cap on a body's byte length. Small enough for V8 to inline into its
- * caller: a read of the field, as the caller's own read was.
- * @returns {number}
- */
+// Inlined into its callers (docs/architecture.md, "The inlining budget").
 function maxBodySize () {
   return options.maxBodySize
 }
@@ -45,18 +33,10 @@ const viewByteOffset = intrinsic('byteOffset')
 const viewByteLength = intrinsic('byteLength')
 const viewLength = intrinsic('length')
 
-/**
- * Whether Node's Writable would turn `chunk`, a Uint8Array it writes, into
- * the same bytes C reads. A Buffer is written as it is. Any other
- * Uint8Array becomes a Buffer first (Stream._uint8ArrayToBuffer(): a
- * FastBuffer over chunk.buffer, chunk.byteOffset and chunk.byteLength, read
- * as lookups, as here), which throws a TypeError for a view whose
- * ArrayBuffer was detached (transferred), from inside end() or write().
- * Such views, and views whose three properties do not read as the view's
- * own bytes, are Node's to write.
- * @param {Uint8Array} chunk
- * @returns {boolean}
- */
+// Whether Node's Writable would turn `chunk` into the bytes C reads: a
+// Uint8Array not a Buffer becomes a FastBuffer over its buffer, byteOffset
+// and byteLength read as lookups (Stream._uint8ArrayToBuffer()), which
+// throws for a detached view. Views those lookups misread are Node's.
 function writtenAsIs (chunk) {
   if (chunk instanceof Buffer) return true
   const buffer = viewBuffer.call(chunk)
@@ -65,7 +45,7 @@ function writtenAsIs (chunk) {
     return false
   }
   if (viewLength.call(chunk) !== 0) return true
-  // An empty view: empty, or detached (ArrayBuffer#detached is Node 22+).
+  // Empty, or detached (ArrayBuffer#detached is Node 22+).
   try {
     return new Uint8Array(buffer, 0, 0).length === 0
   } catch {
@@ -75,10 +55,8 @@ function writtenAsIs (chunk) {
 
 const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, kChunkedBuffer, Socket } =
   internals === null ? {} : internals
-// A writable socket of exactly net.Socket's class is not destroyed, and its
-// handle is under a symbol (lib/internals.js, learnWritableState() and
-// learn()): its `destroyed` and `_handle` getters, three megamorphic loads,
-// are read only for other sockets.
+// A writable net.Socket (not a subclass) is not destroyed and keeps its
+// handle under a symbol: three megamorphic getter loads saved.
 const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
 const learned = internals === null ? null : internals.learned
@@ -100,62 +78,42 @@ if (internals !== null) {
   socketWriteGeneric = k._writeGeneric
 }
 
-// Whether end() hands the socket a message with a string body as one
-// string (the protocol of 24.21+ and 26.8+, lib/protocol/node24.js): there
-// a block Node rendered, which never goes out in a direct write, would
-// leave as a latin1 string sliced from the Buffer C filled, through
-// socket.write(), which costs more than Node's own end()
-// (benchmark/instructions.js, shapes hono and honojson; docs/fallbacks.md
-// "node-rendered"). Where end() writes the body apart (Node 20's protocol)
-// the native path costs less, and such responses stay native.
+// Whether end() writes a string body and its header as one string (24.21+,
+// 26.8+). A block Node rendered would then leave as a latin1 string sliced
+// from the Buffer C filled, dearer than Node's own end()
+// (benchmark/instructions.js, shapes hono and honojson; docs/fallbacks.md).
 const slicedString = internals !== null && internals.protocol.oneStringWrite('x', false)
 
-/**
- * Whether end(chunk) would send a block Node's writeHead() rendered, or
- * will render (`block` null: not the renderer's), with a non-empty string
- * body as one latin1 string: where slicedString, Node's end() is cheaper.
- * @param {http.ServerResponse} res
- * @param {*} chunk the chunk as end() received it, after argument shuffling
- * @param {object|null} block lib/render.js blockOf() for `res`
- * @returns {boolean}
- */
+// Whether end(chunk) sends a block Node rendered or will render (`block`
+// null) with a non-empty string body where slicedString.
 function nodeRenderedString (res, chunk, block) {
   return slicedString && block === null && typeof chunk === 'string' && chunk.length !== 0 &&
     res._hasBody === true && res.chunkedEncoding !== true
 }
 
-// What writeHead() calls as this._storeHeader(): Node's own, or where
-// lib/write-head.js put its _storeHeader() beneath a writeHead wrapper,
-// that one (setEndMethods()).
+// What writeHead() calls as this._storeHeader(): Node's own, or the one
+// lib/write-head.js put beneath a writeHead wrapper (setEndMethods()).
 let endStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
-// The methods that render the header: end() calls them only while
-// res._header is not set (write_(): _implicitHeader(), which calls
-// writeHead(), which calls _storeHeader()).
+// end() calls these only while res._header is not set: _implicitHeader()
+// calls writeHead(), which calls _storeHeader().
 function headerMethodsPatched (res) {
   return res.writeHead !== currentWriteHead() || res._implicitHeader !== resImplicitHeader ||
     res._storeHeader !== endStoreHeader
 }
 
-// What end() (22+) calls as this.uncork(): Node's own, or where lib/shim.js
-// put its uncork() (setEndMethods()), that one, which passes the call on to
-// OutgoingMessage#uncork. A wrapper of either is one end() calls.
+// What end() (22+) calls as this.uncork(): Node's, or the shim's, which
+// passes the call on to OutgoingMessage#uncork. A wrapper of either is not.
 let endUncork = resUncork
 const outgoingProto = require('node:http').OutgoingMessage.prototype
 
-/**
- * The uncork() and _storeHeader() install() left on
- * ServerResponse.prototype.
- * @param {Function|null} uncork
- * @param {Function|null} storeHeader
- */
+// The uncork() and _storeHeader() install() left on ServerResponse.prototype.
 function setEndMethods (uncork, storeHeader) {
   endUncork = uncork
   endStoreHeader = storeHeader
 }
 
-// The methods end() writes with, whatever the header. Unrolled: this runs
-// for every response.
+// The methods end() writes with. Unrolled: this runs for every response.
 function writeMethodsPatched (res, socket) {
   return res._send !== resSend || res._writeRaw !== resWriteRaw ||
     res._flushOutput !== resFlushOutput ||
@@ -169,28 +127,17 @@ function methodsPatched (res, socket) {
   return headerMethodsPatched(res) || writeMethodsPatched(res, socket)
 }
 
-// What may wait before a write of the shim's, for socketReason(): nothing
-// anywhere (end()'s one write must be the socket's next: no cork on the
-// response or the socket, nothing queued on either); nothing on the
-// response (write() and end() after write() on Node 20, which add to what
-// waits on the socket's cork, as Node's writes do); or chunks held on the
-// response's own cork (uncork() and end() after write() on Node 24.22+,
-// which send them).
+// What may wait before a write of the shim's: nothing (end()'s one write
+// must be the socket's next); nothing on the response (Node 20's write()
+// adds to what waits on the socket's cork); or chunks held on the
+// response's own cork (Node 24.22+'s uncork() sends them).
 const WAIT_NONE = 0
 const WAIT_SOCKET = 1
 const WAIT_HELD = 2
 
-/**
- * The socket checks every path of the shim makes before it writes, in
- * Node's order (_writeRaw() writes directly only to the current, writable
- * socket; write_() and _send() queue in outputData otherwise): a net.Socket
- * the response owns, writable, with a handle; nothing waiting that `wait`
- * does not allow; the socket's default encoding.
- * @param {http.ServerResponse} res
- * @param {net.Socket|null|undefined} socket res.socket
- * @param {number} wait WAIT_NONE, WAIT_SOCKET or WAIT_HELD
- * @returns {string|null} null when the socket is ready, else the FALLBACK
- */
+// The socket checks of every path, in Node's order (_writeRaw() writes
+// directly only to the current, writable socket; write_() and _send() queue
+// in outputData otherwise). `wait`: WAIT_NONE, WAIT_SOCKET or WAIT_HELD.
 function socketReason (res, socket, wait) {
   if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
   if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
@@ -209,18 +156,21 @@ function socketReason (res, socket, wait) {
   return null
 }
 
+// socketReason(), then the methods a write of the shim's stands in for
+// (written out, as measured, in fallbackReason() and streamedReason()).
+function writeReadyReason (res, socket, wait) {
+  const reason = socketReason(res, socket, wait)
+  if (reason !== null) return reason
+  return methodsPatched(res, socket) ? FALLBACK.PATCHED : null
+}
+
 /**
- * Decides whether res.end(chunk, encoding) may take the native path.
- * Checks run cheapest first and have no side effects.
- * Long: one ordered list, since the first check that fails names the
- * reason stats() counts (test/shim.test.js asserts those reasons); each
- * step says which part of Node's end() it mirrors. One compilation unit,
- * its helpers within its budget (docs/architecture.md, "The inlining budget").
- * @param {http.ServerResponse} res
- * @param {*} chunk the chunk as end() received it, after argument shuffling
- * @param {*} encoding the encoding, after argument shuffling
- * @param {object|null} block what the renderer put on `res` (lib/render.js
- *   blockOf()): null when the header is not one it rendered
+ * Whether res.end(chunk, encoding) may take the native path: one ordered
+ * list, cheapest first, without side effects, whose first failed check
+ * names the reason stats() counts. One compilation unit
+ * (docs/architecture.md, "The inlining budget").
+ * @param {object|null} block lib/render.js blockOf(): null when the header
+ *   is not one the renderer rendered
  * @returns {string|null} null for the native path, BODY_DROPPED for the
  *   native path without the chunk (Node drops it), else a FALLBACK value
  */
@@ -241,9 +191,8 @@ function fallbackReason (res, chunk, encoding, block) {
       return FALLBACK.CHUNK_TYPE
     }
   }
-  // Decided before the socket is read: the fallback then costs Node's own
-  // end() and little more. A header still to render is decided in
-  // lib/shim.js nativeEnd(), once the renderer says it is Node's.
+  // Before the socket is read: the fallback then costs Node's own end()
+  // and little more. A header still to render is decided in lib/shim.js.
   if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return FALLBACK.NODE_RENDERED
   const socket = res.socket
   const socketFailure = socketReason(res, socket, WAIT_NONE)
@@ -296,32 +245,23 @@ function fallbackReason (res, chunk, encoding, block) {
   return typeof chunk !== 'string' && !writtenAsIs(chunk) ? FALLBACK.CHUNK_TYPE : null
 }
 
-// fallbackReason()'s answer for the native path when Node drops the chunk
-// end() was given (HEAD, 1xx, 204, 304: bodyDropped()): the write sends the
-// header block alone. Not a FALLBACK value; the public fallbackReason()
-// (lib/shim.js) reports it as null.
+// fallbackReason()'s answer where Node drops end()'s chunk (HEAD, 1xx, 204,
+// 304): the header block goes out alone. Not a FALLBACK value.
 const BODY_DROPPED = 'body-dropped'
 
-// HTTP/1.0 and 1.1 alike: _storeHeader() and end() never read the
-// version, only useChunkedEncodingByDefault (the constructor sets it false
-// for HTTP/1.0, unless TE names chunked), which the renderers
-// (lib/render.js) follow.
+// HTTP/1.0 and 1.1 alike: Node reads only useChunkedEncodingByDefault
+// (false for HTTP/1.0 unless TE names chunked), as the renderers do.
 function versionKnown (res, req) {
   return !!req && req.httpVersionMajor === 1 &&
     (req.httpVersionMinor === 1 || req.httpVersionMinor === 0) &&
     typeof res.useChunkedEncodingByDefault === 'boolean'
 }
 
-// Whether C can frame the body as the response says. Chunked framing goes
-// out natively after a header block the renderer cached as chunked
-// (writeHead() without Content-Length), or one Node's own writeHead()
-// rendered (stored headers, array values, ...): C adds the chunk around
-// the body and the last chunk, as write_() and end() do. A block the
-// renderer rendered whose response no longer says what it rendered
-// (chunkedEncoding changed by hand), and a header end() would render, are
-// left to Node. Without a body (HEAD) end() neither frames nor sends the
-// chunk, whatever chunkedEncoding says, once the header is rendered.
-// `block`: lib/render.js blockOf(); `hasBody`: res._hasBody, a boolean.
+// Whether C can frame the body as the response says: chunked after a block
+// the renderer cached as chunked or Node's writeHead() rendered. A block
+// whose chunkedEncoding was changed by hand, and a header end() would
+// render chunked, are Node's. Without a body (HEAD) end() neither frames
+// nor sends the chunk once the header is rendered.
 function framingKnown (res, block, hasBody) {
   const ours = block !== null
   const chunkedBlock = ours && block.chunked
@@ -333,11 +273,9 @@ function framingKnown (res, block, hasBody) {
   return !chunkedBlock || hasBody === true
 }
 
-// Values stored by setHeader() were validated then and are rendered without
-// validation; only arrays can change afterwards. A header-line count taken
-// from a rendered block is exact only while no stored value holds CR or LF,
-// so such responses (and values whose stringification runs user code) are
-// left to Node.
+// setHeader() validated what it stored; only arrays change afterwards. A
+// line count taken from a rendered block is exact only while no stored
+// value holds CR or LF.
 function headersReason (headers) {
   for (const key in headers) {
     const value = headers[key][1]
@@ -378,15 +316,8 @@ function freshReason (res, dropped) {
   return null
 }
 
-/**
- * Whether Node sends no body for `res`: write_() drops a chunk given to
- * end() and _storeHeader() adds no Content-Length or chunked framing. That
- * is a HEAD request (ServerResponse's constructor), or a header rendered
- * by writeHead() for a bodyless status, or a fresh response whose status
- * _implicitHeader() will render as one.
- * @param {http.ServerResponse} res
- * @returns {boolean}
- */
+// Whether write_() drops end()'s chunk and _storeHeader() adds no framing:
+// HEAD, or a bodyless status rendered or to render.
 function bodyDropped (res) {
   if (res._hasBody === false) return true
   if (res._header !== null) return false
@@ -396,15 +327,7 @@ function bodyDropped (res) {
   return isBodylessStatus(status | 0)
 }
 
-/**
- * What write_() checks of a chunk and the response before it writes, in
- * its order: the chunk's type and encoding, then a finished or destroyed
- * response, then strictContentLength (its length check is Node's).
- * @param {http.ServerResponse} res the response
- * @param {*} chunk the chunk, after argument shuffling ('' for none)
- * @param {*} encoding the encoding, after argument shuffling
- * @returns {string|null} the reason Node's own method runs, or null
- */
+// What write_() checks of a chunk ('' for none) and the response, in order.
 function chunkReason (res, chunk, encoding) {
   if (typeof chunk === 'string') {
     if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
@@ -417,19 +340,10 @@ function chunkReason (res, chunk, encoding) {
   return null
 }
 
-/**
- * Decides whether res.write(chunk, encoding) may send its chunk with fewer
- * socket writes (lib/send.js, writeChunk()): with chunked framing, on a
- * line where the probe found Node 20's write() (internals.chunkedWrite).
- * Checks write_() and _writeRaw() in their order, without side effects.
- * @param {http.ServerResponse} res
- * @param {*} chunk the chunk as write() received it
- * @param {*} encoding the encoding, after argument shuffling
- * @returns {string|null} null to send it, else why Node's write() runs
- */
+// Whether res.write() may send a chunk in fewer socket writes (lib/send.js
+// writeChunk()): chunked framing, where internals.chunkedWrite (Node 20's
+// write(), without which the shim's write() and tailReason() do not run).
 function writeReason (res, chunk, encoding) {
-  if (binding === null) return FALLBACK.NO_BINDING
-  if (internals === null || !internals.chunkedWrite) return FALLBACK.UNSUPPORTED_NODE
   // NODE_DEBUG=http: write_() prints its result.
   if (httpDebug) return FALLBACK.DEBUG
   const early = chunkReason(res, chunk, encoding)
@@ -439,92 +353,17 @@ function writeReason (res, chunk, encoding) {
   if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
   if (res.chunkedEncoding !== true) return WRITE.LENGTH_FRAMING
   if (chunk.length === 0) return WRITE.EMPTY_CHUNK
-  const socket = res.socket
-  const socketFailure = socketReason(res, socket, WAIT_SOCKET)
-  if (socketFailure !== null) return socketFailure
-  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  const ready = writeReadyReason(res, res.socket, WAIT_SOCKET)
+  if (ready !== null) return ready
   if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
   return null
 }
 
-/**
- * Decides whether end(chunk) on a response whose header went out with an
- * earlier write() may send its chunk the shim's way, where Node's end() is
- * Node 20's (lib/shim.js, tailEnd), in fewer writes (lib/send.js,
- * endAfterWrites()): with chunked framing where write() would send the
- * chunk the shim's way (writeReason()), else while a write waits on the
- * socket's cork; and end() without a chunk, with chunked framing, while
- * writes wait on the cork. Checks write_() and end() in their order,
- * without side effects.
- * @param {http.ServerResponse} res a response whose _headerSent is true
- * @param {*} chunk the chunk as end() received it, after argument shuffling
- * @param {*} encoding the encoding, after argument shuffling
- * @returns {string|null} null to send it, else why Node's end() runs
- */
-function tailReason (res, chunk, encoding) {
-  if (internals !== null && internals.chunkedUncork) return heldTailReason(res, chunk, encoding)
-  if (!chunk) {
-    // end() writes '0', the trailers and CRLF, joined with the chunks
-    // write() left waiting on the cork (nothing to join otherwise).
-    if (res.chunkedEncoding !== true) return WRITE.NOTHING_HELD
-    const reason = writeReason(res, '0', undefined)
-    if (reason !== null) return reason
-    if (typeof res._trailer !== 'string') return FALLBACK.TRAILERS
-    const state = res.socket._writableState
-    if (state.corked === 0 || !Array.isArray(state.buffered) || state.buffered.length <= state.bufferedIndex) {
-      return WRITE.NOTHING_HELD
-    }
-    return res.uncork !== resUncork ? FALLBACK.PATCHED : null
-  }
-  if (res.chunkedEncoding === true) {
-    const reason = writeReason(res, chunk, encoding)
-    if (reason !== null) return reason
-    // end() writes '0', the trailers and CRLF as one latin1 string.
-    if (typeof res._trailer !== 'string') return FALLBACK.TRAILERS
-    return res.uncork !== resUncork ? FALLBACK.PATCHED : null
-  }
-  if (httpDebug) return FALLBACK.DEBUG
-  // Node's Writable checks the encoding of a Uint8Array chunk too.
-  if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
-  if (typeof chunk !== 'string' && !isUint8Array(chunk)) return FALLBACK.CHUNK_TYPE
-  if (res.finished) return FALLBACK.FINISHED
-  if (res.destroyed) return FALLBACK.DESTROYED
-  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
-  if (typeof res._header !== 'string' || res.chunkedEncoding !== false) return FALLBACK.INVALID
-  if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
-  const socket = res.socket
-  const socketFailure = socketReason(res, socket, WAIT_SOCKET)
-  if (socketFailure !== null) return socketFailure
-  const state = socket._writableState
-  // Node's end() adds two writes (the chunk, then an empty one carrying
-  // 'finish') to at least one still waiting on the cork, and the socket
-  // writes them all with one writev; the one write joins them there too.
-  // Alone it would be a plain write, which reports a failure otherwise
-  // (bytesWritten).
-  const buffered = state.buffered
-  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length <= state.bufferedIndex) {
-    return WRITE.NOTHING_HELD
-  }
-  // Node 22's end() calls the response's uncork().
-  if (methodsPatched(res, socket) || res.uncork !== resUncork) return FALLBACK.PATCHED
-  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
-  return null
-}
-
-/**
- * tailReason() where end() and write_() are Node 24.22's (26.10's alike;
- * internals.chunkedUncork): end(chunk) once write() sent the header or
- * holds chunks on the response's cork, and end() with chunks held. The
- * caller checked that res.uncork() is the shim's (flushChunks()).
- * @param {http.ServerResponse} res
- * @param {*} chunk
- * @param {*} encoding
- * @returns {string|null}
- */
-function heldTailReason (res, chunk, encoding) {
+// What end() checks before it writes once write() sent the header: Node's
+// Writable checks the encoding of a Uint8Array chunk too.
+function sentHeaderReason (res, chunk, encoding) {
   if (httpDebug) return FALLBACK.DEBUG
   if (chunk) {
-    // Node's Writable checks the encoding of a Uint8Array chunk too.
     if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
     if (typeof chunk !== 'string' && !isUint8Array(chunk)) return FALLBACK.CHUNK_TYPE
   }
@@ -532,12 +371,59 @@ function heldTailReason (res, chunk, encoding) {
   if (res.destroyed) return FALLBACK.DESTROYED
   if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
   if (typeof res._header !== 'string') return FALLBACK.INVALID
-  if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
+  return res._hasBody !== true ? FALLBACK.NO_BODY_STATUS : null
+}
+
+// Whether writes wait on the socket's cork.
+function corkHolds (state) {
+  return state.corked !== 0 && Array.isArray(state.buffered) && state.buffered.length > state.bufferedIndex
+}
+
+/**
+ * Whether end() after a write() that sent the header may send in fewer
+ * writes (lib/send.js endAfterWrites()), where end() is Node 20's: a chunk
+ * with chunked framing where write() would (writeReason()), else while a
+ * write waits on the socket's cork; no chunk, with chunked framing, while
+ * writes wait on the cork. Only null matters: end() counts its own reason.
+ * @returns {string|null}
+ */
+function tailReason (res, chunk, encoding) {
+  if (internals.chunkedUncork) return heldTailReason(res, chunk, encoding)
+  if (res.chunkedEncoding === true) {
+    // end() writes '0', the trailers and CRLF as one latin1 string, joined
+    // with the chunks write() left waiting on the cork.
+    const reason = chunk ? writeReason(res, chunk, encoding) : writeReason(res, '0', undefined)
+    if (reason !== null) return reason
+    if (typeof res._trailer !== 'string') return FALLBACK.TRAILERS
+    if (!chunk && !corkHolds(res.socket._writableState)) return WRITE.NOTHING_HELD
+    return res.uncork !== resUncork ? FALLBACK.PATCHED : null
+  }
+  if (!chunk) return WRITE.NOTHING_HELD
+  const early = sentHeaderReason(res, chunk, encoding)
+  if (early !== null) return early
+  if (res.chunkedEncoding !== false) return FALLBACK.INVALID
   const socket = res.socket
-  const socketFailure = socketReason(res, socket, WAIT_HELD)
-  if (socketFailure !== null) return socketFailure
-  const state = socket._writableState
-  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
+  const ready = writeReadyReason(res, socket, WAIT_SOCKET)
+  if (ready !== null) return ready
+  // Node's end() adds two writes (the chunk, then an empty one carrying
+  // 'finish') to at least one waiting on the cork, which the socket joins
+  // in one writev, as the one write does; alone it would be a plain write,
+  // which reports a failure otherwise (bytesWritten).
+  if (!corkHolds(socket._writableState)) return WRITE.NOTHING_HELD
+  // Node 22's end() calls the response's uncork().
+  if (res.uncork !== resUncork) return FALLBACK.PATCHED
+  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
+  return null
+}
+
+// tailReason() where end() and write_() are Node 24.22's and 26.10's
+// (internals.chunkedUncork); the caller checked res.uncork() is the shim's.
+function heldTailReason (res, chunk, encoding) {
+  const early = sentHeaderReason(res, chunk, encoding)
+  if (early !== null) return early
+  const socket = res.socket
+  const ready = writeReadyReason(res, socket, WAIT_HELD)
+  if (ready !== null) return ready
   const held = res[kChunkedBuffer]
   const corked = res[kCorked]
   if (!Array.isArray(held) || held.length % 3 !== 0 || typeof corked !== 'number' || corked < 0) {
@@ -556,7 +442,7 @@ function heldTailReason (res, chunk, encoding) {
         // (with the header) as a write of its own.
         return chunk.length === 0 && held.length === 0 ? WRITE.EMPTY_CHUNK : null
       }
-      return held.length === 0 || state.corked === 0 ? WRITE.NOTHING_HELD : null
+      return held.length === 0 || socket._writableState.corked === 0 ? WRITE.NOTHING_HELD : null
     }
     // Sent by write_() as it comes, after everything before it.
     if (!chunk || held.length !== 0 || res._headerSent !== true) return WRITE.NOTHING_HELD
@@ -571,17 +457,12 @@ function heldTailReason (res, chunk, encoding) {
 }
 
 /**
- * Decides whether end(chunk) after write()s with Content-Length framing may
- * send what waits on the socket's cork in one direct write (lib/send.js,
- * sendWaiting()): every write of the response since its header waits
- * there, in the one cork write_() took this tick, with nothing else
- * pending on the socket; the header block is one the renderer cached.
- * Checks write_() and end() in their order, without side effects.
- * @param {http.ServerResponse} res a response whose _headerSent is true
- * @param {*} chunk the chunk as end() received it, after argument shuffling
- * @param {*} encoding the encoding, after argument shuffling
+ * Whether end(chunk) after write()s with Content-Length framing may send
+ * what waits on the socket's cork in one direct write (lib/send.js
+ * sendWaiting()): every write since the header waits in the one cork
+ * write_() took, nothing else is pending, and the renderer cached the block.
  * @param {object|null} block lib/render.js blockOf() for `res`
- * @returns {string|null} null to send it, else why Node's end() runs
+ * @returns {string|null} null to send it, else the reason end() counts
  */
 function streamedReason (res, chunk, encoding, block) {
   if (httpDebug) return FALLBACK.DEBUG
@@ -593,29 +474,19 @@ function streamedReason (res, chunk, encoding, block) {
   if (!socket || !(socket instanceof Socket)) return FALLBACK.HEADERS_SENT
   const waiting = waitingReason(res, socket._writableState)
   if (waiting !== null) return waiting
-  // Before the socket's other checks: a block Node rendered (an array
-  // value, a Connection header, pairs merged into headers set before) then
-  // costs Node's own end() and little more.
+  // Before the socket's other checks: a block Node rendered then costs
+  // Node's own end() and little more.
   if (block === null || block.slot < 0 || block.chunked) return FALLBACK.STREAMED
   const socketFailure = socketReason(res, socket, WAIT_HELD)
   if (socketFailure !== null) return socketFailure
-  // (Node 22+'s end() calls the response's uncork() too: the caller checks
-  // it, which may be the shim's own.)
+  // (The caller checks res.uncork(), which 22+'s end() calls.)
   if (methodsPatched(res, socket)) return FALLBACK.PATCHED
   if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
   return null
 }
 
-/**
- * Whether the writes waiting on the socket's cork are all of `res` since
- * its header, and nothing else is pending: the first may hold the header
- * (write_() joins a string chunk to it, or writes it alone before a
- * Uint8Array), no write is in flight and no callback waits but theirs.
- * @param {http.ServerResponse} res
- * @param {object} state the socket's Writable state
- * @returns {string|null} null, HEADERS_SENT (the header went out earlier)
- *   or SOCKET_BUSY
- */
+// Whether the writes waiting on the socket's cork (`state`) are all of
+// `res` since its header, which the first holds, and nothing else pends.
 function waitingReason (res, state) {
   const buffered = state.buffered
   if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 ||
@@ -626,9 +497,8 @@ function waitingReason (res, state) {
       state.pendingcb !== buffered.length) {
     return FALLBACK.SOCKET_BUSY
   }
-  // (That a string begins with the header, lib/send.js waitingBody()
-  // checks as it takes the body: a merged string is a cons string, whose
-  // chars V8 reads one by one until it is flattened.)
+  // That a merged string begins with the header lib/send.js checks as it
+  // takes the body: V8 reads a cons string's chars one by one.
   const first = buffered[0].chunk
   const head = res._header
   if (first !== head && (typeof first !== 'string' || first.length <= head.length)) {
@@ -637,19 +507,10 @@ function waitingReason (res, state) {
   return null
 }
 
-/**
- * Decides whether res.uncork() may send the chunks a Node 24.22+/26.10+
- * response holds on its own cork (kChunkedBuffer) with fewer socket writes
- * (lib/send.js, flushChunks()), where the probe found that protocol
- * (internals.chunkedUncork). Yes only when Node's uncork() would send them
- * now, straight to the socket: this call takes the response's cork count
- * to 0, and _writeRaw() would write to the socket it owns.
- * @param {http.ServerResponse} res
- * @returns {string|null} null to send them, else why Node's uncork() runs
- */
+// Whether res.uncork() may send the chunks a response holds (kChunkedBuffer,
+// where internals.chunkedUncork) in fewer socket writes: when Node's
+// uncork() would send them now, straight to the socket it owns.
 function uncorkReason (res) {
-  if (binding === null) return FALLBACK.NO_BINDING
-  if (internals === null || !internals.chunkedUncork) return FALLBACK.UNSUPPORTED_NODE
   const buffered = res[kChunkedBuffer]
   if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 ||
       buffered.length % 3 !== 0) {
@@ -657,45 +518,27 @@ function uncorkReason (res) {
   }
   if (res.destroyed) return FALLBACK.DESTROYED
   if (res.chunkedEncoding !== true || typeof res._header !== 'string') return FALLBACK.INVALID
-  const socket = res.socket
-  const socketFailure = socketReason(res, socket, WAIT_HELD)
-  if (socketFailure !== null) return socketFailure
-  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
-  return null
+  return writeReadyReason(res, res.socket, WAIT_HELD)
 }
 
-/**
- * Whether end(), told PATCHED by fallbackReason(), may make the calls Node's
- * end() starts with itself, in Node's order: socket.cork(), the body's
- * length in _contentLength, then _implicitHeader(), which runs the
- * replaced writeHead() (lib/shim.js, renderFirst()). Yes when only the
- * methods that render the header were replaced and nothing turns end()
- * from that start: no header yet and no strictContentLength
- * (fallbackReason() checked the rest before PATCHED: not finished or
- * destroyed, a string or Uint8Array chunk, a socket of the response).
- * What the wrapper leaves is then decided again, with the header set.
- * @param {http.ServerResponse} res
- * @returns {boolean}
- */
+// Whether end(), told PATCHED, may make the calls Node's end() starts with
+// itself (lib/shim.js renderFirst()): only the methods that render the
+// header were replaced, and nothing turns end() from that start.
 function headerFirst (res) {
   return !res._header && !res.strictContentLength && !writeMethodsPatched(res, res.socket) &&
     headerMethodsPatched(res)
 }
 
-// The reason a bodyless response falls back with.
 function noBodyReason (req) {
   return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
 }
 
 module.exports = {
-  FALLBACK,
-  DEFAULT_MAX_BODY,
   setMaxBodySize,
   maxBodySize,
   fallbackReason,
   BODY_DROPPED,
   headerFirst,
-  WRITE,
   writeReason,
   tailReason,
   streamedReason,

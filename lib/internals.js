@@ -1,8 +1,7 @@
 'use strict'
 
-// Node internals the shim reads, resolved once by feature detection. When any
-// of them is missing the export is null and every response takes Node's own
-// path with the reason 'unsupported-node'.
+// Node internals the shim reads, resolved once by feature detection; null
+// when any is missing ('unsupported-node').
 
 const http = require('node:http')
 const net = require('node:net')
@@ -22,9 +21,8 @@ function findSymbol (obj, description) {
   return null
 }
 
-// Methods that Node's own end() reaches through `this` and that the native
-// path does not call: if any of them was replaced (on the instance, by a
-// subclass, or on the prototype after install), the response falls back.
+// Methods Node's end() reaches through `this` and the native path does not
+// call: a response on which one was replaced falls back.
 const RES_METHODS = ['writeHead', '_implicitHeader', '_storeHeader', '_send',
   '_writeRaw', '_flushOutput']
 
@@ -33,10 +31,9 @@ const RES_METHODS = ['writeHead', '_implicitHeader', '_storeHeader', '_send',
 const SOCKET_METHODS = ['write', 'cork', 'uncork', '_write', '_writev',
   '_writeGeneric']
 
-// The private symbols a ServerResponse carries on the Node lines whose
-// outgoing path this shim reproduces: Node 20, plus what Node 22 added (its
-// socket accessor and cork buffering). Any other symbol turns the shim off
-// ('unsupported-node'), except those of the protocol the probe found.
+// The private symbols of a ServerResponse on Node 20, plus what Node 22
+// added (its socket accessor and cork buffering). Any other symbol, but
+// those of the protocol the probe found, turns the shim off.
 const KNOWN_SYMBOLS = [
   'shapeMode', 'kCapture', 'kBytesWritten', 'kNeedDrain', 'corked', 'kOutHeaders',
   'errored', 'kHighWaterMark', 'kRejectNonStandardBodyWrites',
@@ -47,20 +44,16 @@ const KNOWN_SYMBOLS = [
 // _isLenientHeaderValidation().
 const NODE24_SYMBOLS = ['kWritableFinished', 'kEndCallbacks', 'kFlushError', 'kLenientCache']
 
-// What this file builds to learn from Node's own code is never an object of
-// a class the application's server builds too (no Writable, Socket or
-// EventEmitter, no response of a shape of its own): every such object is
-// one more hidden class at the stores Node's constructors share
-// (EventEmitter.init, OutgoingMessage), which V8 then turns megamorphic,
-// and every request pays for that, on Node's path too
-// (benchmark/instructions.js shapes h3 and chunks4cl, and
-// benchmark/RESULTS.md, "what a response that falls back costs").
+// What this file builds to learn from Node's code is never an object of a
+// class the server builds too (no Writable, Socket or EventEmitter, no
+// response of a shape of its own): each would be one more hidden class at
+// the stores Node's constructors share, which V8 then turns megamorphic,
+// and every request would pay, on Node's path too (benchmark/RESULTS.md,
+// "what a response that falls back costs").
 
 // The error Node 24's onFinish() reports when the socket went away without
-// one: ERR_STREAM_DESTROYED('end'). Its class is taken from Node's own
-// Writable#end, which reports an end() after destroy() on the next tick,
-// long before any response can need it; it runs on a bare WritableState
-// (see above).
+// one: ERR_STREAM_DESTROYED('end'), its class taken from Writable#end after
+// destroy() on a bare WritableState (see above).
 let DestroyedError = null
 function learnDestroyedError () {
   const state = new stream.Writable.WritableState({}, null, false)
@@ -78,7 +71,6 @@ function destroyedError () {
   return err
 }
 
-// The accessor `key` resolves to from `proto`, or undefined.
 function accessorOf (proto, key) {
   for (let p = proto; p !== null; p = Object.getPrototypeOf(p)) {
     const desc = Object.getOwnPropertyDescriptor(p, key)
@@ -88,20 +80,15 @@ function accessorOf (proto, key) {
 }
 
 // What the shim may read of a socket itself rather than through Node's
-// getters, where each read costs a megamorphic keyed load: every flag getter of a WritableState is one closure of a
-// shared factory, and Socket#_handle reads a symbol for every kind of
-// socket. Learnt here, and null when any of it does not hold (the shim
-// then reads Node's getters):
-// - the Writable state's bit-field symbol and the bit of needDrain, found
-//   on a throwaway WritableState (no Writable: see above) by setting the
-//   flag and reading it back through Node's own getter;
-// - that net.Socket reads `destroyed`, `writable`, `writableNeedDrain` and
-//   `_handle` through the accessors Duplex and net.Socket define, so that a
-//   writable socket whose constructor is net.Socket itself (not a subclass:
-//   TLS, or a user's) is known not to be destroyed, and needs a drain
-//   exactly when its needDrain flag says so.
-// The symbol behind `_handle` is learnt from the first real socket
-// (learn()).
+// getters, each a megamorphic keyed load (every flag getter of a
+// WritableState is one closure of a shared factory); null when any of it
+// does not hold:
+// - the Writable state's bit-field symbol and needDrain's bit, found by
+//   setting the flag on a throwaway WritableState and reading it back;
+// - that net.Socket reads `destroyed`, `writable` and `writableNeedDrain`
+//   through Duplex's accessors, so that a writable socket whose constructor
+//   is net.Socket itself (not TLS, not a user's subclass) is not destroyed
+//   and needs a drain exactly when its needDrain flag says so.
 function learnWritableState () {
   const state = new stream.Writable.WritableState({}, null, false)
   const kState = findSymbol(state, 'kState')
@@ -127,18 +114,13 @@ function learnWritableState () {
 }
 
 // What the shim reads off real responses and sockets, learnt from the first
-// ones it sees rather than from objects built at load: a throwaway Server
-// or Socket gives Node's own per-request code (their constructors,
-// Readable#on, the parser callbacks) shapes it never sees otherwise, which
-// made every response dearer, Node's own path included
-// (benchmark/instructions.js, the limit stub with this file loaded). Until a socket was seen the shim reads Node's getters and writes
-// through socket.write().
-// - kUniqueHeaders: on each response of a server (copied from its
-//   options); a response without it reads undefined there, as Node does.
-// - kHandle: what net.Socket's `_handle` getter reads.
-// - lastWriteQueueSize: the socket's record of its last asynchronous write
-//   (net.js), which a direct write the kernel took in part keeps as Node
-//   would.
+// ones it sees: a throwaway Server or Socket built at load gives Node's
+// per-request code shapes it never sees otherwise (see above). Until then
+// the shim reads Node's getters and writes through socket.write().
+// - kUniqueHeaders: a server's option, copied onto each response;
+// - kHandle: what net.Socket's `_handle` getter reads;
+// - lastWriteQueueSize: net.js's record of the last asynchronous write,
+//   which a direct write the kernel took in part keeps as Node would.
 const learned = {
   pending: true,
   kUniqueHeaders: null,
@@ -146,16 +128,11 @@ const learned = {
   kLastWriteQueueSize: null
 }
 
-/**
- * Learns the symbols above from `res` and its socket, once each is there.
- * @param {import('node:http').ServerResponse} res
- */
 function learn (res) {
   const socket = res.socket
   if (learned.kUniqueHeaders === null) {
     // A server's response without it: this line has no such option, and a
-    // symbol no response carries reads undefined there, as Node does. (A
-    // standalone response lacks it anyway: the next one is asked.)
+    // symbol no response carries reads undefined, as Node's does.
     const k = findSymbol(res, 'kUniqueHeaders')
     if (k !== null) learned.kUniqueHeaders = k
     else if (socket) learned.kUniqueHeaders = Symbol('http-oneshot no uniqueHeaders')
@@ -170,13 +147,11 @@ function learn (res) {
     }
   }
   learned.pending = learned.kUniqueHeaders === null || learned.kHandle === null
-  // Learnt once: what the other files read stays as it is from now on.
   if (!learned.pending) Object.freeze(learned)
 }
 
-// Whether a fresh response's private symbols, header map, cork count and
-// fields, as the probe saw them (lib/protocol/probe.js: responseShape()),
-// are those of a line whose outgoing path the shim reproduces.
+// Whether a fresh response, as the probe saw it (responseShape()), is one
+// of a line whose outgoing path the shim reproduces.
 function shapeKnown (shape, protocolName) {
   const known = new Set(KNOWN_SYMBOLS)
   if (protocolName === 'node24') for (const name of NODE24_SYMBOLS) known.add(name)
@@ -187,11 +162,9 @@ function shapeKnown (shape, protocolName) {
   return shape.headersMap === true && shape.corked === 0 && shape.missing.length === 0
 }
 
-// The methods `names` of `proto` (read as `owner.name` in `own`), frozen,
-// or null when one is missing. A method that is not Node's own is null
-// there: no method a response or socket has is ever equal to it, so the
-// native path falls back (PATCHED) and the wrapper runs as without the
-// package.
+// The methods `names` of `proto`, or null when one is missing. One that is
+// not Node's own is null: no method is equal to it, so the native path
+// falls back (PATCHED) and the wrapper runs as without the package.
 function methodsOf (proto, owner, names, own) {
   const methods = {}
   for (const name of names) {
@@ -202,10 +175,9 @@ function methodsOf (proto, owner, names, own) {
   return Object.freeze(methods)
 }
 
-// Node's own method (`fn`, read as `key`), or null where it is a wrapper,
-// which is then recorded in `found` (lib/node-methods.js describe()). Every
-// method lib/node-methods.js lists is checked at once, so that `found`
-// names each wrapper, also those of methods only compared with.
+// own(key, fn): Node's own method, or null where it is a wrapper, which is
+// recorded in `found`. Every method lib/node-methods.js lists is checked at
+// once, so that `found` names each wrapper.
 function ownCheck (known, found) {
   const checked = new Map()
   function own (key, fn) {
@@ -225,15 +197,12 @@ function ownCheck (known, found) {
   return own
 }
 
-// Node's utcDate() value, read through `storeHeader` (the original
-// _storeHeader).
+// Node's module-private utcDate() value, read through the original
+// _storeHeader on `dateProbe`, a response no socket serves: with no
+// headers, _removedConnection and no body it renders just the Date line.
 function dateReader (storeHeader, dateProbe) {
-  // Node's module-private utcDate() cache is reached through the original
-  // _storeHeader on `dateProbe`, a response no socket serves: with no
-  // headers, _removedConnection and no body it renders just the Date line.
-  // The status message first, as writeHead() sets it before
-  // _storeHeader(): the response has the hidden class of the ones Node
-  // renders (see above).
+  // The status message first, as writeHead() sets it: the hidden class of
+  // the responses Node renders (see above).
   dateProbe.statusMessage = 'OK'
   dateProbe._removedConnection = true
   dateProbe._hasBody = false
@@ -259,14 +228,12 @@ function protocolOf (protocolName, probe) {
   return node24.create({ kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError })
 }
 
-// write() with chunked framing, as the probe found it (lib/protocol/
-// probe.js, probeWrite()). 'node20': four writes on a corked socket per
-// chunk (Node 20 and 22, 24 up to 24.21, 26 up to 26.8), which the shim's
-// write() sends in fewer (lib/send.js, writeChunk()). 'node24': chunks
-// held on the corked response (kChunkedBuffer, kChunkedLength) and sent
-// by its uncork() with four writes, which the shim's uncork() sends in
-// fewer (lib/send.js, flushChunks()). Both set kNeedDrain on the response
-// when the socket asks to wait. null: neither, or a symbol is missing.
+// write() with chunked framing, as the probe found it. 'node20': four
+// writes on a corked socket per chunk (Node 20, 22, 24 up to 24.21, 26 up
+// to 26.8). 'node24': chunks held on the corked response (kChunkedBuffer,
+// kChunkedLength), sent by its uncork() with four writes. Both set
+// kNeedDrain when the socket asks to wait. null: neither, or a symbol is
+// missing.
 function writeProtocolOf (probedWrite, kNeedDrain, kChunkedBuffer, kChunkedLength) {
   const OM = http.OutgoingMessage
   if (kNeedDrain === null || typeof OM.prototype.write !== 'function') return null
@@ -281,10 +248,8 @@ function writeProtocolOf (probedWrite, kNeedDrain, kChunkedBuffer, kChunkedLengt
 // What ServerResponse's constructor reads of its request.
 const PROBE_REQUEST = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 }
 
-// The probe's answer (lib/protocol/probe.js) for Node's own methods, or
-// null when it found no end() protocol the shim reproduces, or a response
-// of a shape it does not know. The probe itself is loaded only where no
-// answer is stored (lib/protocol/answer.js).
+// The probe's answer for Node's own methods, or null when it found no end()
+// protocol the shim reproduces, or a response of a shape it does not know.
 function probedNode (SR, OM) {
   const probed = storedAnswer() ?? require('./protocol/probe.js').probeIsolated({
     end: OM.prototype.end,
@@ -318,8 +283,7 @@ function symbolsOf (probe) {
 }
 
 // Node's methods the native path compares with a response's and socket's
-// own (RES_METHODS, SOCKET_METHODS), or null when one is missing, or
-// end() or _finish() is.
+// own, or null when one, or end() or _finish(), is missing.
 function nodeMethods (SR, OM, own) {
   const resMethods = methodsOf(SR.prototype, 'ServerResponse', RES_METHODS, own)
   const socketMethods = methodsOf(net.Socket.prototype, 'Socket', SOCKET_METHODS, own)
@@ -330,8 +294,8 @@ function nodeMethods (SR, OM, own) {
   return { resMethods, socketMethods }
 }
 
-// Resolves everything above once; null when anything does not hold: the
-// one frozen object every file of the native path reads.
+// The one frozen object every file of the native path reads; null when
+// anything does not hold.
 function resolve () {
   const SR = http.ServerResponse
   const OM = http.OutgoingMessage
@@ -341,17 +305,14 @@ function resolve () {
   // Wrappers found where Node's methods should be (an agent loaded first).
   const own = ownCheck(probed.sources ?? null, nodeMethodsOf.found)
 
-  // The symbols themselves, from a response no socket serves, built as
-  // the server builds each one (see above: an instance of a class of its
-  // own, as Reflect.construct(OM, [], SR) makes, would give Node's
-  // constructors one more hidden class). Its request is only read.
+  // A response no socket serves, built as the server builds each one (see
+  // above). Its request is only read.
   const probe = new SR(PROBE_REQUEST)
   const symbols = symbolsOf(probe)
   if (symbols.kOutHeaders === null || symbols.kCorked === null) return null
   const methods = nodeMethods(SR, OM, own)
   if (methods === null) return null
-  // The Date is read through Node's _storeHeader(): a wrapper there is not
-  // called on the package's behalf, so nothing is rendered here at all.
+  // A wrapper of _storeHeader() is not called on the package's behalf.
   const storeHeader = own('OutgoingMessage._storeHeader', OM.prototype._storeHeader)
   if (storeHeader === null) return null
   const nodeDate = dateReader(storeHeader, probe)

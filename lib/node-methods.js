@@ -1,25 +1,18 @@
 'use strict'
 
 // Which of the methods the package replaces, calls or compares with are
-// Node's own in this process. An APM agent loaded first wraps them before
-// the package installs (Elastic's ServerResponse#writeHead, New Relic's
-// #end): a wrapper found there must run as it would without the
-// package, so it can never be taken for Node's method (issue 44;
-// docs/architecture.md, "Wrappers put on before install").
-//
-// Node's own are known by their source text: the probe child, a process of
-// the same binary with no preload (lib/protocol/probe.js), reports a hash of
-// each method's Function.prototype.toString(), and the answer is stored per
-// binary (lib/protocol/cache.js). A wrapper has its own source; a bound
-// function or a native one prints `[native code]`. Function.prototype.toString
-// is called directly, so that a wrapper's own toString() is not asked.
+// Node's own in this process: a wrapper an APM agent put on first must run
+// as it would without the package (docs/architecture.md, "Wrappers put on
+// before install"). Node's own are known by a hash of their source text,
+// which the probe child, the same binary with no preload, reports. A bound
+// or native function prints `[native code]`; Function.prototype.toString is
+// called directly, so that a wrapper's own toString() is not asked.
 
 const { hash } = require('./protocol/cache.js')
 
 const toString = Function.prototype.toString
 
-// The methods, by the prototype they are read from. A ServerResponse method
-// is read as a response resolves it (most are OutgoingMessage's).
+// By the prototype they are read from, as a response resolves them.
 const METHODS = {
   ServerResponse: ['end', 'writeHead', 'write', 'uncork', 'setHeader', '_implicitHeader',
     '_storeHeader', '_send', '_writeRaw', '_flushOutput', '_finish', '_isLenientHeaderValidation'],
@@ -27,9 +20,7 @@ const METHODS = {
   Socket: ['write', 'cork', 'uncork', '_write', '_writev', '_writeGeneric']
 }
 
-// The wrappers lib/internals.js found in Node's place when it resolved
-// ({ key, fn } each): written there once, read for stats(), NODE_DEBUG and
-// the exit report (lib/index.js).
+// The wrappers ({ key, fn }) lib/internals.js found in Node's place.
 const found = []
 
 function fingerprint (fn) {
@@ -46,8 +37,7 @@ function prototypes () {
 }
 
 /**
- * The fingerprint of every method of METHODS as this process has it: what
- * the probe child reports of its own, untouched http module.
+ * The fingerprint of every method of METHODS: what the probe child reports.
  * @returns {Record<string, string|null>} keyed `ServerResponse.writeHead`
  */
 function sources () {
@@ -60,13 +50,9 @@ function sources () {
 }
 
 /**
- * Whether `fn`, read as `owner.name` (`ServerResponse.writeHead`), is Node's
- * own method. `known` is the probe's sources(); null where the probe ran
- * in this process (no child could run), which has no other copy to compare
- * with: what is there then counts as Node's.
- * @param {Record<string, string|null>|null} known
- * @param {string} key
- * @param {Function} fn
+ * Whether `fn`, read as `key` (`ServerResponse.writeHead`), is Node's own.
+ * @param {Record<string, string|null>|null} known the probe's sources();
+ *   null where it ran in this process: what is there then counts as Node's
  * @returns {boolean}
  */
 function isNodes (known, key, fn) {
@@ -76,10 +62,7 @@ function isNodes (known, key, fn) {
 }
 
 /**
- * Where a wrapper stands, for stats(), NODE_DEBUG and the exit report: the
- * method and the wrapper's function name (its file: locate()).
- * @param {string} key `ServerResponse.writeHead`
- * @param {Function} fn
+ * Where a wrapper stands, for stats(), NODE_DEBUG and the exit report.
  * @returns {{ method: string, wrapper: string }}
  */
 function describe (key, fn) {
@@ -90,12 +73,8 @@ function describe (key, fn) {
   }
 }
 
-/**
- * `key` named by the prototype that holds the method now: a wrapper of
- * OutgoingMessage's _send() is read as ServerResponse's.
- * @param {string} key
- * @returns {string}
- */
+// `key` named by the prototype that holds the method now: a wrapper of
+// OutgoingMessage's _send() is read as ServerResponse's.
 function holder (key) {
   const dot = key.indexOf('.')
   const name = key.slice(dot + 1)
@@ -107,12 +86,8 @@ function holder (key) {
   return key
 }
 
-/**
- * The file and line `fn` was defined at, from the inspector, or null. Slow
- * (the inspector lists every script): for the report and NODE_DEBUG only.
- * @param {Function} fn
- * @returns {string|null}
- */
+// The file and line `fn` was defined at, from the inspector, or null. Slow
+// (the inspector lists every script): for the report and NODE_DEBUG only.
 function locate (fn) {
   let inspector
   try {

@@ -1,9 +1,7 @@
 'use strict'
 
-// What the decision (lib/decide.js) and the renderers (lib/render.js,
-// lib/write-head.js) share, and what loads without the addon: the reasons
-// a response falls back, the body-size limits and the checks of Node's own
-// that more than one of them makes.
+// What the decision and the renderers share, loadable without the addon:
+// the fallback reasons, the body-size limits and checks of Node's own.
 
 const util = require('node:util')
 const { INVALID_HEADER_CHAR } = require('./header-rules.js')
@@ -43,13 +41,9 @@ const FALLBACK = Object.freeze({
 const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
 
 // Bodies up to this many bytes may be copied into one Buffer with the
-// header. A larger one takes the native path only in a direct write, where
-// sendmsg() gathers the cached header block and the body without a copy,
-// and what the kernel did not take goes to socket.write() as a view of the
-// body; anything else (a header block Node rendered, a socket that is not
-// a plain TCP handle, a kernel buffer that takes nothing) falls back with
-// BODY_TOO_LARGE: copying such a body into one Buffer with the header costs
-// more than Node's own path.
+// header. A larger one goes natively only in a direct write, where sendmsg()
+// gathers the cached block and the body without a copy; anything else
+// falls back (BODY_TOO_LARGE): the copy costs more than Node's own path.
 // Refs: benchmark/RESULTS.md ("bodies of every size"), docs/fallbacks.md
 const COPY_MAX_BODY = 4 * 1024
 
@@ -62,7 +56,6 @@ const httpDebug = util.debuglog('http').enabled
  * other value (or a number under Content-Disposition, which Node decodes
  * as a string) leaves the response to Node.
  * @param {string} key the lowercase header name
- * @param {*} value the stored value
  * @returns {string|null}
  */
 function valueReason (key, value) {
@@ -81,21 +74,15 @@ function valueReason (key, value) {
   return null
 }
 
-/**
- * Whether a response's status is one writeHead() marks bodyless (it sets
- * _hasBody = false for 1xx, 204 and 304).
- * @param {number} code the status code, after ToInt32
- * @returns {boolean}
- */
+// Whether writeHead() sets _hasBody = false for `code` (after ToInt32).
 function isBodylessStatus (code) {
   return code === 204 || code === 304 || (code >= 100 && code <= 199)
 }
 
-// Why write() leaves a chunk to Node where no FALLBACK value says it: the
-// response is framed by Content-Length (one write already), the chunk is
-// empty (Node passes it through unframed), or the header is not rendered
-// yet (the caller renders it as write_() does, then asks again); and why
-// uncork() leaves the chunks held on the response to Node.
+// Why write() or uncork() leaves chunks to Node where no FALLBACK value
+// says it: Content-Length framing (one write already), an empty chunk
+// (passed through unframed), a header not rendered yet (rendered as
+// write_() does, then asked again).
 const WRITE = Object.freeze({
   LENGTH_FRAMING: 'length-framing',
   EMPTY_CHUNK: 'empty-chunk',

@@ -1,16 +1,9 @@
 'use strict'
 
-// The replacement for ServerResponse#end (and #write, #uncork where the
-// probe found Node's chunked write()), from end() down to the write, and
-// install()/uninstall() of them and of lib/write-head.js's writeHead.
-// end() calls each file below it once on the way down: it takes the block
-// the renderer put on the response (lib/render.js takeBlock()), hands it as
-// a value to lib/decide.js fallbackReason(), which picks the path (and
-// says whether Node drops the body), then nativeEnd() renders a fresh
-// header if needed (lib/render.js renderFresh(), for a response without
-// one) and fills the write's inputs, a lib/send.js Message, for sendEnd(),
-// which writes and finishes. Node's own end() runs whenever the decision
-// says so, before anything on the response changed.
+// ServerResponse#end (and #write or #uncork, where the probe found the
+// chunked write() they reproduce), and install()/uninstall(). Node's own
+// end() runs whenever the decision says so, before anything on the
+// response changed.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -22,10 +15,11 @@ const writeHeadShim = require('./write-head.js')
 const headers = require('./headers.js')
 const patches = require('./patches.js')
 const { FLAGS, ERRORS } = require('./codes.js')
+const { FALLBACK, WRITE } = require('./rules.js')
 const {
-  Message, COPY_MAX_BODY, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, sendEnd,
+  Message, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, sendEnd,
   finishSent, writeChunk, endAfterWrites, flushChunks, sendWaiting, reportingWrites,
-  tcpHandle, directStats, directCounts, resetDirectStats
+  tcpHandle, directCounts, resetDirectStats
 } = require('./send.js')
 
 const debug = util.debuglog('http-oneshot')
@@ -34,24 +28,20 @@ const { ENONASCII } = ERRORS
 const debugEnabled = debug.enabled
 
 const {
-  FALLBACK, BODY_DROPPED, DEFAULT_MAX_BODY, WRITE, maxBodySize, fallbackReason, writeReason, tailReason, uncorkReason,
-  streamedReason
+  BODY_DROPPED, maxBodySize, fallbackReason, writeReason, tailReason, uncorkReason, streamedReason
 } = decide
 const { RENDER_BY_NODE } = render
 
 // end() calls by path (and fallback reason); write() calls by path.
 const stats = { native: 0, fallback: 0, reasons: reasonCounts(), writes: { native: 0, fallback: 0 } }
 
-// The fallback counts by reason: an object whose prototype was set to null
-// after it was created stays in fast mode while it holds a few keys, where
-// Object.create(null) starts as a dictionary, whose keyed load and store
-// count() would pay on every response that falls back (lib/headers.js
-// explains the same choice for the header store).
+// An object whose prototype was set to null after it was created stays in
+// fast mode while it holds a few keys; Object.create(null) starts as a
+// dictionary, whose keyed load and store count() would pay per fallback.
 function reasonCounts () {
   return Object.setPrototypeOf({}, null)
 }
 
-// stats() starts again from zero (lib/index.js resetStats()).
 function resetStats () {
   stats.native = 0
   stats.fallback = 0
@@ -62,12 +52,7 @@ function resetStats () {
   resetDirectStats()
 }
 
-/**
- * The counters, as a copy: what lib/index.js stats() reports (before the
- * responses it counts itself).
- * @returns {{ native: number, fallback: number, direct: number, partial: number,
- *   reasons: Record<string, number>, writes: { native: number, fallback: number } }}
- */
+// The counters, as a copy, for lib/index.js stats().
 function counts () {
   const direct = directCounts()
   return {
@@ -80,17 +65,12 @@ function counts () {
   }
 }
 
-// The inputs of the one write (lib/send.js), filled by nativeEnd() and
-// endWithHeader() for each call and read by sendEnd() before anything of
-// the user's can run: one record, not one per response. What refers to
-// the response (its body, its socket's handle) is cleared once the write
-// is done with it (lib/send.js sendEnd(), releaseMessage()), so that the
-// record keeps nothing of a finished response (test/retention.test.js).
+// The inputs of the one write, filled for each call and read by sendEnd()
+// before anything of the user's can run: one record, not one per response.
+// What refers to the response is cleared once the write is done with it,
+// so that it keeps nothing of a finished response (test/retention.test.js).
 const message = new Message()
 
-// The record's references to a response whose write did not happen, or
-// no longer needs them: Node's own end() takes over, or endStreamed()'s
-// write returned.
 function releaseMessage () {
   message.body = null
   message.handle = null
@@ -100,15 +80,13 @@ function releaseMessage () {
 const { byteLength } = Buffer
 
 const { ServerResponse, OutgoingMessage } = http
-// Node's own methods; null where a wrapper was there before install()
-// (lib/node-methods.js): no method is then equal to them, and every call
-// goes to what is there.
+// Node's own methods; null where a wrapper was there before install(): no
+// method is then equal to them, and every call goes to what is there.
 const legacyEnd = internals === null ? null : internals.end
 const legacyWrite = internals === null ? null : internals.write
 const legacyUncork = internals === null ? null : internals.uncork
 
-// Counts a fallback of `res`; under NODE_DEBUG=http-oneshot it also names
-// the response (the line is built only then).
+// Under NODE_DEBUG=http-oneshot it also names the response.
 function count (reason, res) {
   stats.fallback++
   stats.reasons[reason] = (stats.reasons[reason] || 0) + 1
@@ -125,37 +103,24 @@ function bodyLength (chunk, encoding) {
   return chunk.byteLength
 }
 
-/**
- * The native end(): measures the body, then endWithHeader() renders the
- * header if needed (or takes the block writeHead() rendered) and sends the
- * response in one write. The body's description goes to endWithHeader() in
- * the write's record (`message`: `block`, `body`, `flags`, `dropped`), its
- * length and whether that is a guess as arguments; the rare cases
- * (renderedByNode(), sentAgain()) are helpers no common response calls.
- * @param {object|null} block lib/render.js takeBlock() for `res`
- * @param {boolean} dropped Node drops the chunk (fallbackReason() answered
- *   BODY_DROPPED): HEAD, 1xx, 204, 304
- * @returns {boolean} false when Node's own end() must run instead (the
- * header may have been rendered, which legacy end() continues from)
- */
+// The native end(): measures the body; endWithHeader() sends it. `block`:
+// lib/render.js takeBlock(); `dropped`: BODY_DROPPED. False when Node's own
+// end() must run (on a header maybe rendered, which it continues from).
 function nativeEnd (res, chunk, encoding, callback, block, dropped) {
   let flags = 0
   let len = 0
-  // A UTF-8 string body after a block writeHead() cached is taken to be
-  // ASCII, with as many bytes as chars, without measuring it: C reads it as
-  // UTF-8 and rejects it, before it writes anything, unless it is ASCII
-  // (the cached block is). Other text is measured then and sent again.
+  // A UTF-8 string body after a cached block is taken to be ASCII without
+  // measuring it: C rejects it before it writes anything unless it is
+  // (sentAgain() measures it then).
   let guessed = false
   if (dropped) {
-    // write_: a HEAD, 1xx, 204 or 304 response drops the chunk after it set
-    // _contentLength from it; only the header block goes out, as latin1.
-    // Measured only to set _contentLength before the header is rendered,
-    // as write_() measures it.
+    // write_() sets _contentLength from the chunk it then drops; only the
+    // header block goes out.
     if (res._header === null) len = bodyLength(chunk, encoding)
   } else if (chunk) {
     if (typeof chunk === 'string') {
-      // (The typeof first: `encoding` is a string or not given, and a
-      // strict comparison of the two kinds would otherwise be a call.)
+      // (The typeof first: a strict comparison of a string with undefined
+      // would be a call.)
       if (typeof encoding === 'string' && encoding === 'latin1') {
         flags = FLAGS.BODY_LATIN1
       } else {
@@ -163,15 +128,13 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
         guessed = block !== null && block.slot >= 0
       }
     }
-    // A guess is the least the byte length can be.
     len = guessed ? chunk.length : bodyLength(chunk, encoding)
     if (len > maxBodySize()) {
       count(FALLBACK.BODY_TOO_LARGE, res)
       return false
     }
-    // A UTF-8 string has as many bytes as chars only when it is ASCII.
-    // Other text goes out as UTF-8, head included as Node merges it
-    // (lib/send.js keeps Node's char-based stream readings for it).
+    // Text that is not ASCII goes out as UTF-8, head included, as Node
+    // merges it.
     if (!guessed && (flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) flags = FLAGS.HEAD_UTF8
   }
   const m = message
@@ -183,11 +146,9 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
 }
 
 /**
- * nativeEnd()'s second step: takes the header block (renders a fresh one
- * when the response has none yet), completes the write's record and sends
- * the response (lib/send.js sendEnd(): the handle, the write, the finish).
- * A compilation unit of its own on Node 24 and 26 (on Node 20 nativeEnd()
- * is) (docs/architecture.md, "The inlining budget").
+ * Takes the header block (renders a fresh one when there is none yet) and
+ * sends the response. One compilation unit (docs/architecture.md, "The
+ * inlining budget").
  * @param {number} len the body's byte length (a guess when `guessed`;
  * when the body is dropped, its measured length or 0)
  * @param {boolean} guessed `len` is the string's length, not measured
@@ -198,9 +159,9 @@ function endWithHeader (res, callback, len, guessed) {
   let block = m.block
   const chunk = m.body
   let flags = m.flags
-  // Blocks rendered here hold only validated chars up to 0xFF, so the C
-  // side may copy them as latin1; a block Node rendered may not (its
-  // Content-Disposition handling can decode UTF-8), so it is read in full.
+  // Blocks rendered here hold only validated chars up to 0xFF, which C
+  // copies as latin1; a block Node rendered may not (Content-Disposition
+  // can decode UTF-8), so it is read in full.
   let slot = -1
   let lines
   let chunked = false
@@ -208,7 +169,6 @@ function endWithHeader (res, callback, len, guessed) {
     const previousLength = res._contentLength
     res._contentLength = len
     const fresh = render.renderFresh(res, len)
-    // An Entry on the common responses; the strings are left to a helper.
     if (typeof fresh !== 'string') {
       block = fresh
     } else if (!renderedByNode(res, fresh, previousLength, chunk)) {
@@ -218,22 +178,18 @@ function endWithHeader (res, callback, len, guessed) {
   if (block !== null) {
     slot = block.slot
     lines = block.lines
-    // fallbackReason() let a chunked block through only when it is cached.
     chunked = block.chunked
     flags |= FLAGS.HEAD_ONE_BYTE
   } else {
     lines = countLines(res._header)
-    // A block Node's writeHead() rendered with chunked framing (fallbackReason()
-    // let it through): C frames the body as end() does, with a body only.
+    // C frames a body after a chunked block Node rendered, as end() does.
     chunked = !!res.chunkedEncoding && res._hasBody === true
   }
-  // A cached block is ASCII, and so is a UTF-8 string body whose byte
-  // length equals its length: C copies such a body as latin1, the cheaper
-  // read, with the same bytes. (`chunk` is null when the body is dropped.)
+  // After a cached (ASCII) block, a UTF-8 string body whose byte length is
+  // its length is ASCII too: latin1 is the cheaper read of the same bytes.
   if (slot >= 0 && typeof chunk === 'string' && !guessed && len === chunk.length) {
     flags = FLAGS.BODY_LATIN1
   }
-  // C frames the body of a chunked block.
   if (chunked) flags |= FLAGS.CHUNKED
   m.block = block
   m.slot = slot
@@ -241,27 +197,25 @@ function endWithHeader (res, callback, len, guessed) {
   m.bodyLength = m.dropped ? 0 : len
   m.flags = flags
   // Counted first: sendEnd() ends with 'prefinish', whose listener may
-  // throw. sentAgain() takes it back when the write was refused.
+  // throw.
   stats.native++
   const code = sendEnd(res, m, callback)
   return code === 0 || sentAgain(res, m, callback, code, guessed)
 }
 
 /**
- * endWithHeader() when lib/render.js renderFresh() did not render: Node's
- * own renderer writes the header (RENDER_BY_NODE), or the response falls
- * back with the reason it returned. A helper the common responses never
- * call (docs/architecture.md, "The inlining budget").
- * @param {string} fresh renderFresh()'s result, not an Entry
- * @param {number} previousLength `res._contentLength` before
- * endWithHeader() set it to the body's length for the renderer
+ * endWithHeader() when renderFresh() did not render: Node's own renderer
+ * writes the header (RENDER_BY_NODE), or the response falls back with the
+ * reason returned. Off the common path (docs/architecture.md, "The
+ * inlining budget").
+ * @param {number} previousLength `res._contentLength` before endWithHeader()
  * @param {*} chunk the body, null when Node drops it
- * @returns {boolean} true when Node rendered a block endWithHeader() sends
- * (res._header), false when the fallback was counted
+ * @returns {boolean} true when Node rendered a block to send, false when
+ * the fallback was counted
  */
 function renderedByNode (res, fresh, previousLength, chunk) {
   if (fresh === RENDER_BY_NODE && decide.nodeRenderedString(res, chunk, null)) {
-    // Left to Node before it renders: see lib/decide.js, slicedString.
+    // Left to Node before it renders (lib/decide.js slicedString).
     res._contentLength = previousLength
     count(FALLBACK.NODE_RENDERED, res)
     return false
@@ -272,8 +226,8 @@ function renderedByNode (res, fresh, previousLength, chunk) {
     return false
   }
   res._implicitHeader()
-  // The shim's writeHead() may have rendered it: endWithHeader() sends it as
-  // the block Node rendered, and the renderer keeps no hand-off for it.
+  // Sent as a block Node rendered even where the shim's writeHead() did:
+  // the renderer keeps no hand-off.
   render.takeBlock(res)
   if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
     count(FALLBACK.CHUNKED, res)
@@ -283,14 +237,10 @@ function renderedByNode (res, fresh, previousLength, chunk) {
 }
 
 /**
- * endWithHeader() after sendEnd() refused the message (`code`): sends it
- * once more where the refusal came from a guess about the text, or takes
- * back the native count and counts the fallback. A helper for the reason
- * renderedByNode() is one: a response sendEnd() takes never calls it.
- * @param {Message} m the message as endWithHeader() filled it: a refusal
- * leaves it unsent, and nothing of the user's ran
- * @param {boolean} guessed the body's byte length was taken to be its
- * length (a UTF-8 string after a cached block), without measuring it
+ * endWithHeader() after sendEnd() refused `m` (unsent, nothing of the
+ * user's ran) with `code`: sends it once more where the refusal came from
+ * a guess about the text, or counts the fallback. Off the common path, as
+ * renderedByNode().
  * @returns {boolean} true when the message went out, false when Node's
  * own end() must run (the fallback counted)
  */
@@ -298,7 +248,7 @@ function sentAgain (res, m, callback, code, guessed) {
   const flags = m.flags
   if (code === ENONASCII && guessed) {
     // Text that is not ASCII: measured now, and checked as it would have
-    // been had it been measured first (sendEnd() checks COPY_MAX_BODY).
+    // been had it been measured first.
     const len = byteLength(m.body, 'utf8')
     if (len > maxBodySize()) {
       code = SEND_TOO_LARGE
@@ -322,10 +272,7 @@ function sentAgain (res, m, callback, code, guessed) {
   return false
 }
 
-/**
- * ServerResponse#end replacement. Arguments are shuffled exactly as
- * OutgoingMessage#end does before anything else.
- */
+// ServerResponse#end. Arguments are shuffled as OutgoingMessage#end does.
 function end (chunk, encoding, callback) {
   let c = chunk
   let e = encoding
@@ -341,18 +288,17 @@ function end (chunk, encoding, callback) {
   // A wrapper of OutgoingMessage#end installed after this one is Node's
   // end() as far as this response is concerned.
   const nodeEnd = OutgoingMessage.prototype.end
-  // After uninstall() a wrapper that captured this function still calls it:
-  // Node's own end() then runs, uncounted.
-  // Node's end() gets the arguments as they came (a wrapper of it sees
-  // their number too).
+  // After uninstall() a wrapper that captured this function still calls
+  // it. Node's end() gets the arguments as they came (a wrapper sees their
+  // number too).
   if (!installed) {
     // A block handed over before uninstall() is not kept for it.
     render.takeBlock(this)
     return nodeEnd.apply(this, arguments)
   }
   if (internals !== null && internals.learned.pending) internals.learn(this)
-  // The block writeHead() rendered, taken (a response without a header has
-  // none: its end() enters lib/render.js only to render it).
+  // A response without a header has no block: its end() enters
+  // lib/render.js only to render it.
   let block = this._header === null ? null : render.takeBlock(this)
   let reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e, block)
   if (reason === FALLBACK.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
@@ -381,12 +327,10 @@ function end (chunk, encoding, callback) {
   if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
       tailEnd && (c || this.chunkedEncoding === true) && (!heldTail || heldUncork(this)) &&
       tailReason(this, c, e) === null) {
-    // end() after write(): the chunk in fewer socket writes, and the
-    // writes waiting on the cork joined (lib/send.js, endAfterWrites()).
-    // Without a chunk or chunked framing there is nothing to join
-    // (tailReason() says no): that is decided first, with one read, for
-    // the responses streamed with Content-Length (h3, send, hapi), which
-    // then cost Node's own end() and no more (benchmark/instructions.js, h3).
+    // end() after write(): the writes waiting on the cork joined. Without
+    // a chunk or chunked framing there is nothing to join: decided first,
+    // with one read, so that responses streamed with Content-Length cost
+    // Node's own end() and no more (benchmark/instructions.js, h3).
     stats.native++
     stats.writes.native += endAfterWrites(this, c, e, cb)
     return this
@@ -402,19 +346,11 @@ function callNodeEnd (nodeEnd, res, args) {
   return nodeEnd.apply(res, args)
 }
 
-/**
- * Node's own end() for `res`, which has no header yet, through `run`
- * (callNodeEnd() or endAfterHeaderCall()), with end()'s arguments as they
- * came, then the block the shim's writeHead() handed over, if Node's end()
- * rendered the header through it (_implicitHeader()): no end() of the
- * shim's takes that one, and the renderer would keep the finished response
- * until the next rendering. Also when Node's end() throws
- * (strictContentLength, a mismatch). A response with a header takes Node's
- * end() directly: end() took its block, and the fallbacks of a rendered
- * block (benchmark/instructions.js shape fallback) do not pay for the try
- * block.
- * @returns {http.ServerResponse} what Node's end() returns
- */
+// Node's own end() through `run` for `res`, which has no header yet, then
+// takes the block the shim's writeHead() handed over if Node's end()
+// rendered through it, also when it throws: the renderer would keep the
+// finished response. A response with a header does without the try block
+// (benchmark/instructions.js shape fallback).
 function endByNode (run, nodeEnd, res, args) {
   try {
     return run(nodeEnd, res, args)
@@ -425,19 +361,14 @@ function endByNode (run, nodeEnd, res, args) {
 
 /**
  * end() after write()s with Content-Length framing that wait on the
- * socket's cork: the cached header block and their body in one direct
- * write (lib/send.js, sendWaiting()), once lib/decide.js streamedReason()
- * said yes.
- * @param {object|null} block lib/render.js takeBlock() for `res`
+ * socket's cork: the cached block and their body in one direct write.
  * @returns {string|null} null when done; REPORT when a pending socket error
- *   failed the write (`message` holds it); else the reason Node's own end()
- *   must run for (nothing changed)
+ *   failed the write; else the reason Node's own end() must run for
  */
 function endStreamed (res, chunk, encoding, callback, block) {
   const reason = streamedReason(res, chunk, encoding, block)
   if (reason !== null) return reason
-  // Node's end() calls the response's uncork() (Node 22+), which the shim
-  // replaces where Node 24.22's write() holds chunks.
+  // 22+'s end() calls the response's uncork(), the shim's on 24.22+.
   if (res.uncork !== legacyUncork && !heldUncork(res)) return FALLBACK.PATCHED
   const handle = tcpHandle(res.socket)
   if (handle === null) return FALLBACK.STREAMED
@@ -467,13 +398,11 @@ function endStreamed (res, chunk, encoding, callback, block) {
   return code === SEND_ENCODING ? FALLBACK.ENCODING : FALLBACK.INVALID
 }
 
-// What endStreamed() returns when Node's own end() must meet the error a
-// direct write met.
+// endStreamed(): Node's own end() must meet the error a direct write met.
 const REPORT = 'report'
 
 // Node's own end() after a pending socket error failed endStreamed()'s
-// direct write (`message` holds the errno): the socket's handle answers
-// its write with that error (the response counts as native).
+// direct write: the socket's handle answers its write with that error.
 function endReporting (res, nodeEnd, args) {
   const m = message
   const handle = m.handle
@@ -482,19 +411,12 @@ function endReporting (res, nodeEnd, args) {
     () => nodeEnd.apply(res, args))
 }
 
-/**
- * The start of Node's end() where a wrapper replaced writeHead()
- * (decide.headerFirst()): socket.cork(), the body's byte length in
- * _contentLength (0 without a body), then _implicitHeader(), which calls
- * the wrapper; in 24.21+ maybePrepareFinalChunk() makes the same calls in
- * the same order. The wrapper runs as it would there, with the socket
- * corked. The cork is taken back when nothing was written under it (no
- * event, no write: nothing is buffered); anything else stays for Node's
- * own end(), which finds the header rendered, skips those calls and
- * leaves the socket fully uncorked.
- * @returns {boolean} whether the wrapper left a rendered header, on which
- *   end() then takes the decision again
- */
+// The start of Node's end() where a wrapper replaced writeHead():
+// socket.cork(), the body's byte length in _contentLength, then
+// _implicitHeader(), which calls the wrapper (as 24.21+'s
+// maybePrepareFinalChunk() does). The cork is taken back when nothing was
+// written under it; else Node's own end() skips those calls and uncorks
+// fully. True when the wrapper left a rendered header to decide on again.
 function renderFirst (res, chunk, encoding) {
   const socket = res.socket
   socket.cork()
@@ -507,15 +429,11 @@ function renderFirst (res, chunk, encoding) {
   return true
 }
 
-/**
- * Node's end() after renderFirst() called _implicitHeader() and no header
- * came of it: its first call of _implicitHeader() on `res`, the one
- * renderFirst() made, is skipped (a wrapper would run twice), any later one
- * (write_() after maybePrepareFinalChunk() in 24.21+) goes to the method.
- * The skip goes where the method is found (ServerResponse.prototype, as a
- * rule), in place of it and for this call only: a key added to `res` would
- * show in Object.keys(res) to a 'prefinish' listener.
- */
+// Node's end() after renderFirst()'s _implicitHeader() rendered nothing:
+// its first call of _implicitHeader() on `res` is skipped (a wrapper would
+// run twice), a later one goes to the method. The skip stands in for the
+// method where it is found, for this call only: a key added to `res` would
+// show in Object.keys(res) to a 'prefinish' listener.
 function endAfterHeaderCall (nodeEnd, res, args) {
   let owner = res
   while (owner !== null && !Object.hasOwn(owner, '_implicitHeader')) owner = Object.getPrototypeOf(owner)
@@ -543,21 +461,16 @@ function endAfterHeaderCall (nodeEnd, res, args) {
   }
 }
 
-// Where heldTail, end() sends held chunks as Node's end() would through
-// res.uncork(): the shim's, over Node's own OutgoingMessage#uncork.
+// Where heldTail, end() sends held chunks as Node's would through
+// res.uncork(): the shim's, over Node's own.
 function heldUncork (res) {
   return res.uncork === uncork && OutgoingMessage.prototype.uncork === legacyUncork
 }
 
-/**
- * ServerResponse#write replacement, where the probe found Node 20's
- * chunked write() (internals.chunkedWrite): a chunk of a chunked response
- * goes to the socket in two or three writes instead of four
- * (lib/send.js, writeChunk()); anything else is Node's own write().
- */
+// ServerResponse#write where the probe found Node 20's chunked write(): a
+// chunk goes to the socket in two or three writes instead of four.
 function write (chunk, encoding, callback) {
-  // A wrapper of OutgoingMessage#write installed after this one is Node's
-  // write() as far as this response is concerned.
+  // A wrapper of OutgoingMessage#write put on after this one is Node's.
   const nodeWrite = OutgoingMessage.prototype.write
   if (!installed) return nodeWrite.apply(this, arguments)
   let e = encoding
@@ -568,8 +481,7 @@ function write (chunk, encoding, callback) {
   }
   let reason = nodeWrite !== legacyWrite ? FALLBACK.PATCHED : writeReason(this, chunk, e)
   if (reason === WRITE.HEADER_PENDING) {
-    // write_() renders the header here, after the checks writeReason()
-    // made; Node's write() continues from a rendered header the same way.
+    // write_() renders the header after the checks writeReason() made.
     this._implicitHeader()
     reason = writeReason(this, chunk, e)
   }
@@ -582,12 +494,8 @@ function write (chunk, encoding, callback) {
   return nodeWrite.apply(this, arguments)
 }
 
-/**
- * ServerResponse#uncork replacement, where the probe found Node 24.22's
- * chunked write() (internals.chunkedUncork): the chunks a response holds on
- * its own cork go to the socket with fewer writes (lib/send.js,
- * flushChunks()); anything else is Node's own uncork().
- */
+// ServerResponse#uncork where the probe found Node 24.22's chunked write():
+// the chunks a response holds on its own cork go out in fewer writes.
 function uncork () {
   const nodeUncork = OutgoingMessage.prototype.uncork
   if (installed) {
@@ -604,12 +512,9 @@ function uncork () {
   return nodeUncork.apply(this, arguments)
 }
 
-// Whether end() after write() sends its chunk in fewer writes (lib/send.js,
-// endAfterWrites()): where end() is Node 20's (lib/protocol/node20.js) and
-// so is write_() (internals.chunkedWrite), or where both are Node 24.22's
-// (lib/protocol/node24.js, internals.chunkedUncork: heldTail), whose writes
-// endAfterWrites() reproduces. There a response that holds chunks falls
-// back as socket-busy first.
+// Whether end() after write() sends in fewer writes: where end() and
+// write_() are both Node 20's, or both Node 24.22's (heldTail; a response
+// that holds chunks falls back as socket-busy first).
 const heldTail = internals !== null && internals.chunkedUncork === true &&
   internals.protocol.name === 'node24'
 const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === true &&
@@ -617,15 +522,10 @@ const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === tr
 
 let installed = false
 
-// Where the native path can never run (no addon, or a Node line whose
-// internals lib/internals.js does not recognise) install() leaves Node's
-// methods untouched: a wrapper there would only cost every response time.
+// Where the native path can never run install() leaves Node's methods
+// untouched: a wrapper would only cost every response time.
 const canRun = binding !== null && internals !== null
 
-// Puts end() on ServerResponse.prototype, writeHead() where Node's own is
-// there, and write() or uncork() where the probe found the chunked write()
-// they reproduce and Node's own is there (lib/patches.js remembers what
-// each replaced).
 function install () {
   if (installed || !canRun) return
   const proto = ServerResponse.prototype
@@ -639,10 +539,8 @@ function install () {
 }
 
 // Restores what install() replaced, and only that: a method another module
-// replaced since (an APM agent wrapping ServerResponse#end, say) stays, since
-// putting the original back would silently drop that module's wrapper. The
-// wrapper may still call this shim's end() or writeHead(), which is what it
-// wrapped.
+// put on since (an APM agent's wrapper) stays, as dropping it would be
+// silent; it may still call the shim's end(), which is what it wrapped.
 function uninstall () {
   if (!installed) return
   patches.takeBack('end')
@@ -656,28 +554,18 @@ function uninstall () {
 
 module.exports = {
   FALLBACK,
-  DEFAULT_MAX_BODY,
-  COPY_MAX_BODY,
-  // The public fallbackReason() of lib/index.js: for the block the
-  // response carries now (left for its end() to take), null for either
-  // native answer.
+  // lib/index.js fallbackReason(): for the block the response carries now
+  // (left for its end() to take), null for either native answer.
   fallbackReason: (res, chunk, encoding) => {
     const reason = fallbackReason(res, chunk, encoding, res ? render.blockOf(res) : null)
     return reason === BODY_DROPPED ? null : reason
   },
   end,
-  write,
-  uncork,
   install,
   uninstall,
   isInstalled: () => installed,
   // The counters themselves, for tests; lib/index.js reads counts().
   stats,
   resetStats,
-  counts,
-  directStats,
-  // The install() options in force, as a copy (lib/decide.js owns them).
-  get options () {
-    return { maxBodySize: maxBodySize() }
-  }
+  counts
 }

@@ -32,7 +32,7 @@ t.jobs = 1
 // Where the direct write can run at all: an active shim with an addon that
 // can write to a descriptor (not Windows).
 const canDirect = shimActive && binding !== null && binding.canSend === true
-const { DEFAULT_MAX_BODY } = require('../lib/shim.js')
+const { DEFAULT_MAX_BODY } = require('../lib/rules.js')
 
 /**
  * Runs `fn` on Node's own path (patched false) or with the shim installed,

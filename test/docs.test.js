@@ -3,7 +3,7 @@
 // The README and the pages under docs/ and benchmark/ against the code
 // they describe: the API names the README lists are the package's exports
 // and its declarations, docs/fallbacks.md lists exactly the FALLBACK
-// reasons of lib/decide.js, every relative link (and its anchor) resolves
+// reasons of lib/rules.js, every relative link (and its anchor) resolves
 // in the repository, and every relative link of the README, which npm
 // publishes with the package, resolves inside the tarball.
 
@@ -150,8 +150,8 @@ t.test('the names the README\'s examples import exist', async (t) => {
   }
 })
 
-t.test('docs/fallbacks.md lists exactly the FALLBACK reasons of lib/decide.js', async (t) => {
-  const { FALLBACK } = require('../lib/decide.js')
+t.test('docs/fallbacks.md lists exactly the FALLBACK reasons of lib/rules.js', async (t) => {
+  const { FALLBACK } = require('../lib/rules.js')
   const rows = {}
   for (const line of read('docs/fallbacks.md').split('\n')) {
     const m = /^\|\s*`([a-z0-9-]+)`\s*\|\s*`([A-Z0-9_]+)`\s*\|/.exec(line)

@@ -23,7 +23,7 @@ const t = require('tap')
 const { elfHeader, toolchain } = require('../scripts/prebuild.js')
 const { locate } = require('../scripts/arm64-node.js')
 const { onPath } = require('../scripts/build.js')
-const { COPY_MAX_BODY } = require('../lib/shim.js')
+const { COPY_MAX_BODY } = require('../lib/rules.js')
 
 const ROOT = path.join(__dirname, '..')
 const NAME = 'http-oneshot.napi.glibc.node'

@@ -15,7 +15,9 @@ const t = require('tap')
 
 const oneshot = require('../lib/index.js')
 const shim = require('../lib/shim.js')
-const { setMaxBodySize } = require('../lib/decide.js')
+const { setMaxBodySize, maxBodySize } = require('../lib/decide.js')
+const { DEFAULT_MAX_BODY } = require('../lib/rules.js')
+const { directStats } = require('../lib/send.js')
 const internals = require('../lib/internals.js')
 const {
   expectedPath, expectedReason, expectedStats, heldPath, nodeRendered, renderedPath, shimActive,
@@ -157,17 +159,17 @@ t.test('install() and uninstall()', async t => {
 
   t.test('install() without options keeps options an earlier call set', async t => {
     t.teardown(() => {
-      oneshot.install({ maxBodySize: shim.DEFAULT_MAX_BODY })
+      oneshot.install({ maxBodySize: DEFAULT_MAX_BODY })
       oneshot.uninstall()
     })
     oneshot.install({ maxBodySize: 10 })
     oneshot.install()
-    t.equal(shim.options.maxBodySize, 10, 'a second install() changes nothing')
+    t.equal(maxBodySize(), 10, 'a second install() changes nothing')
     oneshot.uninstall()
     oneshot.install({})
-    t.equal(shim.options.maxBodySize, 10, 'nor does install({}) after uninstall()')
+    t.equal(maxBodySize(), 10, 'nor does install({}) after uninstall()')
     oneshot.install({ maxBodySize: 20 })
-    t.equal(shim.options.maxBodySize, 20, 'an option given is set')
+    t.equal(maxBodySize(), 20, 'an option given is set')
     oneshot.uninstall()
   })
 
@@ -235,7 +237,7 @@ t.test('install() and uninstall()', async t => {
 
 t.test('install({ maxBodySize })', async t => {
   t.teardown(() => {
-    oneshot.install({ maxBodySize: shim.DEFAULT_MAX_BODY })
+    oneshot.install({ maxBodySize: DEFAULT_MAX_BODY })
     oneshot.uninstall()
   })
   for (const bad of [-1, 1.5, NaN, Infinity, 2 ** 53, '10', null, 10n]) {
@@ -245,7 +247,7 @@ t.test('install({ maxBodySize })', async t => {
   }
   t.throws(() => oneshot.install(null), TypeError, 'options must be an object')
   t.throws(() => oneshot.install('x'), TypeError)
-  t.equal(shim.options.maxBodySize, shim.DEFAULT_MAX_BODY, 'a rejected value changes nothing')
+  t.equal(maxBodySize(), DEFAULT_MAX_BODY, 'a rejected value changes nothing')
 
   const server = http.createServer((req, res) => {
     const size = Number(req.url.slice(req.url.lastIndexOf('/') + 1))
@@ -263,7 +265,7 @@ t.test('install({ maxBodySize })', async t => {
   t.teardown(() => close(server))
 
   oneshot.install({ maxBodySize: 10 })
-  t.equal(shim.options.maxBodySize, 10)
+  t.equal(maxBodySize(), 10)
   const cases = [
     ['/string/10', 'native'], ['/string/11', 'body-too-large'],
     ['/buffer/10', 'native'], ['/buffer/11', 'body-too-large'],
@@ -300,8 +302,8 @@ t.test('stats() and resetStats()', async t => {
   shim.stats.reasons.head = 2
   shim.stats.writes.native = 4
   shim.stats.writes.fallback = 1
-  shim.directStats.direct = 2
-  shim.directStats.partial = 1
+  directStats.direct = 2
+  directStats.partial = 1
   const s = oneshot.stats()
   t.strictSame(s, { native: 3, fallback: 2, direct: 2, partial: 1, reasons: { head: 2 }, writes: { native: 4, fallback: 1 }, inactiveReason, wrapped: [] })
   s.reasons.head = 99
@@ -816,7 +818,7 @@ const ROWS = [
     want: FALLBACK.BODY_TOO_LARGE,
     name: 'a body above maxBodySize',
     run (req, res, check) {
-      const max = shim.options.maxBodySize
+      const max = maxBodySize()
       setMaxBodySize(4096)
       try {
         const body = 'x'.repeat(4097)
