@@ -67,7 +67,7 @@ t.test('register.d.ts declares no exports, and the preload has none', async (t) 
 })
 
 t.test('FALLBACK: the declared keys and values are the run-time ones', async (t) => {
-  const { FALLBACK } = require('../lib/decide.js')
+  const { FALLBACK } = require('../lib/rules.js')
   const symbol = checker.getExportsOfModule(moduleSymbol('index.d.ts'))
     .find((s) => s.name === 'FALLBACK')
   const type = checker.getTypeOfSymbol(symbol)

@@ -11,7 +11,7 @@ const path = require('node:path')
 const t = require('tap')
 
 const { shimActive } = require('./helpers/expect-path.js')
-const { FALLBACK } = require('../lib/decide.js')
+const { FALLBACK } = require('../lib/rules.js')
 const report = require('../lib/report.js')
 
 const ROOT = path.join(__dirname, '..')
