@@ -9,7 +9,7 @@ const render = require('./render.js')
 const patches = require('./patches.js')
 const { httpDebug } = require('./rules.js')
 
-const { ServerResponse } = http
+const { ServerResponse, OutgoingMessage } = http
 // Null keeps the load safe where lib/internals.js did not resolve.
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
@@ -48,9 +48,13 @@ function writeHead (statusCode, reason, obj) {
  */
 // Named as Node's, as the package's other methods are.
 function _storeHeader (firstLine, headers) {
+  // What it shadows: a wrapper of OutgoingMessage#_storeHeader put on since
+  // install() runs, and Node's renders.
+  const shadowed = OutgoingMessage.prototype._storeHeader
   // The renderers take the status message from statusMessage, as Node's
   // writeHead() without a reason does: an empty one is Node's.
-  if (storeInstalled && !httpDebug && this.statusMessage && firstLine === statusLine(this)) {
+  if (storeInstalled && shadowed === resStoreHeader && !httpDebug && this.statusMessage &&
+      firstLine === statusLine(this)) {
     if (internals.learned.pending) internals.learn(this)
     const store = this[kOutHeaders]
     const done = store === null
@@ -61,7 +65,7 @@ function _storeHeader (firstLine, headers) {
     // come first.
     if (done !== false) return resStoreHeader.call(this, firstLine, done[0])
   }
-  return resStoreHeader.apply(this, arguments)
+  return shadowed.apply(this, arguments)
 }
 
 // The status line Node's writeHead() hands _storeHeader().

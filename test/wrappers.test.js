@@ -17,7 +17,7 @@ const { spawn } = require('node:child_process')
 const t = require('tap')
 
 const { shimActive } = require('./helpers/expect-path.js')
-const { cacheDirs, node } = require('./helpers/probe-child.js')
+const { cacheDirs, node, lastJSON } = require('./helpers/probe-child.js')
 
 const ROOT = path.join(__dirname, '..')
 const APP = path.join(__dirname, 'fixtures', 'wrapped.js')
@@ -96,3 +96,36 @@ for (const wrap of METHODS) {
     }
   })
 }
+
+// Beneath a writeHead wrapper put on first the package renders in
+// _storeHeader(), on ServerResponse.prototype: a wrapper of
+// OutgoingMessage#_storeHeader put on after install() is still called, as
+// Node's writeHead() calls it without the package, with the same bytes.
+t.test('an OutgoingMessage#_storeHeader wrapper put on after install(), beneath a writeHead wrapper', async t => {
+  const script = `
+    const http = require('node:http')
+    const net = require('node:net')
+    const P = http.ServerResponse.prototype
+    const writeHead = P.writeHead
+    P.writeHead = function wrappedWriteHead () { return writeHead.apply(this, arguments) }
+    const oneshot = process.env.WITH === '1' ? require(${JSON.stringify(path.join(ROOT, 'lib', 'index.js'))}) : null
+    if (oneshot) oneshot.install()
+    const O = http.OutgoingMessage.prototype
+    const store = O._storeHeader
+    let calls = 0
+    O._storeHeader = function wrappedStoreHeader () { calls++; return store.apply(this, arguments) }
+    const server = http.createServer((req, res) => res.end('hello'))
+    server.listen(0, '127.0.0.1', () => {
+      const c = net.connect(server.address().port, '127.0.0.1', () => c.write('GET / HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'))
+      let raw = ''
+      c.setEncoding('latin1').on('data', (d) => { raw += d }).on('end', () => {
+        server.close()
+        console.log(JSON.stringify({ calls, raw: raw.replace(/Date: [^\\r]*/, 'Date: -') }))
+      })
+    })
+  `
+  const [without, withPackage] = ['0', '1'].map((w) => lastJSON(node(['-e', script], { WITH: w, HTTP_ONESHOT_CACHE_DIR: cache }).stdout))
+  t.equal(without.calls, 1, 'without the package the wrapper is called once')
+  t.equal(withPackage.calls, 1, 'with it, too')
+  t.equal(withPackage.raw, without.raw, 'the same bytes')
+})
