@@ -142,11 +142,6 @@ function countDirect (handle, n) {
 }
 
 const protocol = internals === null ? null : internals.protocol
-// Where write_() holds chunks on a corked response (Node 24.22+, 26.10+).
-const heldChunks = internals !== null && internals.chunkedUncork === true
-const kCorked = internals === null ? null : internals.kCorked
-const kChunkedBuffer = internals === null ? null : internals.kChunkedBuffer
-const kChunkedLength = internals === null ? null : internals.kChunkedLength
 const kNeedDrain = internals === null ? null : internals.kNeedDrain
 const socketWritev = internals === null ? null : internals.socketMethods._writev
 const direct = binding !== null && binding.canSend === true && internals !== null &&
@@ -498,110 +493,19 @@ function sendEnd (res, message, callback) {
   return 0
 }
 
-// --- write() with chunked framing -------------------------------------------
+// --- the writes waiting on the socket's cork ---------------------------------
 //
-// Node 20's write_() frames a chunk with four writes on the socket, corked
-// until the next tick: the size line (latin1, after the header on the
-// first write), a CRLF Buffer, the chunk, a CRLF Buffer carrying the
-// callback. writeChunk() sends the same chars in two writes (a short string
-// joined to its size line) or three, on the same cork: the Writable counts
-// each write by its length, so writableLength, needDrain, 'drain',
-// bytesWritten and write()'s result read the same, and the tick's uncork
-// still writes at least two with one writev.
+// joinWaiting(), before the socket's final uncork: Node's C++ writev
+// converts each string of an array on its own, which costs more than
+// joining them.
 
+// write_()'s CRLF after a chunk; never handed to user code.
+const CRLF_BUF = Buffer.from('\r\n', 'latin1')
 // A joined string is flattened (copied) before the socket writes it: above
 // this many chars the copy costs more than the write it saves
 // (benchmark/compare.js, 64 KiB in 4 chunks, chunkedEnc=1; RESULTS.md).
 const JOIN_MAX = 1024
 
-// Never handed to user code.
-const CRLF_BUF = Buffer.from('\r\n', 'latin1')
-const numberToString = Number.prototype.toString
-// A header block Node rendered may hold latin1 chars, which a UTF-8 write
-// would encode differently.
-// eslint-disable-next-line no-control-regex -- every char below 0x80 is ASCII
-const NON_ASCII = /[^\x00-\x7f]/
-
-// write_()'s connectionCorkNT.
-function uncorkSocket (socket) {
-  if (socket._writableState.corked === 1) joinWaiting(socket)
-  socket.uncork()
-}
-
-// The bytes of a chunk given with 'utf8', 'latin1' or no encoding.
-function chunkBytes (chunk, encoding) {
-  if (typeof chunk !== 'string') return chunk.byteLength
-  return encoding === 'latin1' ? chunk.length : byteLength(chunk, 'utf8')
-}
-
-// The size line `line` (after the header when `merged`) and the chunk of
-// `len` bytes, joined where that does not re-encode the line.
-function writeSized (socket, line, chunk, encoding, len, merged) {
-  const latin1 = encoding === 'latin1'
-  if (typeof chunk !== 'string') {
-    socket.write(line, 'latin1')
-    socket.write(chunk)
-  } else if (chunk.length > JOIN_MAX) {
-    socket.write(line, 'latin1')
-    socket.write(chunk, latin1 ? 'latin1' : 'utf8')
-  } else {
-    // ASCII text as latin1: the same bytes, which the socket copies
-    // instead of encoding.
-    const charset = latin1 || len === chunk.length ? 'latin1' : 'utf8'
-    if (charset === 'latin1' || !merged || !NON_ASCII.test(line)) {
-      socket.write(line + chunk, charset)
-    } else {
-      socket.write(line, 'latin1')
-      socket.write(chunk, 'utf8')
-    }
-  }
-}
-
-// write_() for one non-empty chunk of a chunked response, once
-// lib/decide.js writeReason() said yes; returns what write() returns.
-function writeChunk (res, chunk, encoding, callback) {
-  const socket = res.socket
-  const len = chunkBytes(chunk, encoding)
-  if (!socket.writableCorked) {
-    socket.cork()
-    processObject.nextTick(uncorkSocket, socket)
-  }
-  let line = numberToString.call(len, 16) + '\r\n'
-  let merged = false
-  if (!res._headerSent) {
-    line = res._header + line
-    res._headerSent = true
-    merged = true
-  }
-  writeSized(socket, line, chunk, encoding, len, merged)
-  // The callback sees Node's CRLF Buffer as its entry's chunk.
-  const ret = socket.write(CRLF_BUF, typeof callback === 'function' ? callback : nop)
-  if (!ret) res[kNeedDrain] = true
-  return ret
-}
-
-// --- end() after write() ------------------------------------------------------
-//
-// Once write() sent the header, Node 20's end(chunk) writes the chunk as
-// write_() does, then the last chunk ('0', the trailers, CRLF) or, without
-// chunked framing, an empty string, carrying 'finish', and uncorks the
-// socket: one writev of those and of the writes still waiting. A short
-// string chunk is joined here to its framing and to the last chunk (not to
-// trailers, whose latin1 chars a UTF-8 write would encode otherwise); at
-// least two writes still go out in that writev (a plain write counts a
-// failed string write's bytes otherwise).
-// Node 24.22 (26.10 alike; internals.chunkedUncork) holds each chunk of a
-// chunked response on the corked response (kChunkedBuffer: chunk,
-// encoding, callback; kChunkedLength: their bytes), and its uncork(), on
-// the next tick or from end(), sends them as one chunk: the size line, a
-// CRLF, each chunk, and a CRLF whose callback calls each write's. Without
-// chunked framing end()'s chunk carries 'finish'. flushChunks() joins runs
-// of string chunks of one encoding, and the last chunk to the closing CRLF.
-// joinWaiting(), before the socket's final uncork: Node's C++ writev
-// converts each string of an array on its own, which costs more than
-// joining them.
-
-// (A Writable state without the buffered array of Node 20 to 26 answers
 // no: the last chunk then goes as a write of its own.)
 function writeWaiting (state) {
   const buffered = state.buffered
@@ -728,353 +632,6 @@ function latin1Only (buffered, from) {
   return true
 }
 
-/**
- * end() after write() calls, once lib/decide.js tailReason() said yes.
- * @param {string|Uint8Array|null|undefined} chunk non-empty, or none
- * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
- * @returns {number} the held chunks sent (write() calls, end()'s chunk
- *   among them when it joined them)
- */
-function endAfterWrites (res, chunk, encoding, callback) {
-  const socket = res.socket
-  const onWrite = finishCallback(res, false)
-  let flushed = 0
-  if (chunk) socket.cork()
-  if (res.chunkedEncoding && heldChunks && res[kCorked] !== 0) {
-    const held = res[kChunkedBuffer]
-    if (chunk) {
-      held.push(chunk, encoding, nop)
-      res[kChunkedLength] += typeof chunk === 'string' ? byteLength(chunk, encoding || 'utf8') : chunk.byteLength
-    }
-    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
-    socket.cork()
-    res[kCorked] = 1
-    flushed = flushChunks(res, '\r\n0\r\n' + res._trailer + '\r\n', onWrite)
-  } else if (res.chunkedEncoding && !chunk) {
-    // Node 20's end() without a chunk.
-    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
-    socket.write('0\r\n' + res._trailer + '\r\n', 'latin1', onWrite)
-  } else if (res.chunkedEncoding) {
-    const len = chunkBytes(chunk, encoding)
-    const line = numberToString.call(len, 16) + '\r\n'
-    const trailer = res._trailer
-    const last = '\r\n0\r\n' + trailer + '\r\n'
-    if (typeof chunk === 'string' && chunk.length <= JOIN_MAX && trailer === '' &&
-        writeWaiting(socket._writableState)) {
-      const charset = encoding === 'latin1' || len === chunk.length ? 'latin1' : 'utf8'
-      socket.write(line + chunk + last, charset, onWrite)
-    } else {
-      writeSized(socket, line, chunk, encoding, len, false)
-      socket.write(last, 'latin1', onWrite)
-    }
-    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
-  } else {
-    // tailReason() found a write waiting on the cork (Node 20), or end() is
-    // Node 24.22's, whose chunk carries 'finish'.
-    socket.write(chunk, encoding, onWrite)
-    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
-  }
-  joinWaiting(socket)
-  socket._writableState.corked = 1
-  socket.uncork()
-  // Node's end() sets the response's cork count to 1 and calls its
-  // uncork(), which takes it to 0 and finds no chunks held.
-  res[kCorked] = 0
-  res.finished = true
-  finishSent(res)
-  return flushed
-}
-
-// 'utf8', 'latin1', or null for a chunk written on its own.
-function joinClass (chunk, encoding) {
-  if (typeof chunk !== 'string' || chunk.length > JOIN_MAX) return null
-  if (!encoding || encoding === 'utf8') return 'utf8'
-  return encoding === 'latin1' ? 'latin1' : null
-}
-
-// Whether the held strings are all latin1 or ASCII UTF-8: then the bytes
-// write_() added up (`bytes`) number their chars.
-function asciiHeld (held, bytes) {
-  let chars = 0
-  for (let n = 0; n < held.length; n += 3) {
-    const chunk = held[n]
-    if (typeof chunk !== 'string') {
-      chars += chunk.byteLength
-      continue
-    }
-    const encoding = held[n + 1]
-    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return false
-    chars += chunk.length
-  }
-  return chars === bytes
-}
-
-/**
- * Node 24.22's OutgoingMessage#uncork() for a response that holds chunks,
- * once lib/decide.js uncorkReason() said yes: one function, step for step
- * as Node's, so the two read side by side.
- * @param {string} [last] from end(): the last chunk, joined to the closing
- *   CRLF
- * @param {Function} [onLast] its callback
- * @returns {number} the chunks sent
- */
-function flushChunks (res, last, onLast) {
-  res[kCorked]--
-  const socket = res.socket
-  const held = res[kChunkedBuffer]
-  const count = held.length / 3
-  try {
-    const callbacks = []
-    const ascii = asciiHeld(held, res[kChunkedLength])
-    // The run of strings to go out and its class ('ascii' joins either);
-    // all latin1 where every UTF-8 chunk is ASCII.
-    let run = numberToString.call(res[kChunkedLength], 16) + '\r\n'
-    let runClass = ascii ? 'latin1' : 'ascii'
-    if (!res._headerSent) {
-      run = res._header + run
-      res._headerSent = true
-      if (!ascii && byteLength(run, 'utf8') !== run.length) runClass = 'latin1'
-    }
-    for (let n = 0; n < held.length; n += 3) {
-      const chunk = held[n]
-      const encoding = held[n + 1]
-      let cls = joinClass(chunk, encoding)
-      if (ascii && cls !== null) cls = 'latin1'
-      if (cls !== null && (runClass === 'ascii' || runClass === cls)) {
-        run += chunk
-        runClass = cls
-      } else {
-        if (run !== '') socket.write(run, runClass === 'utf8' ? 'utf8' : 'latin1')
-        if (cls === null) {
-          socket.write(chunk, encoding)
-          run = ''
-          runClass = 'ascii'
-        } else {
-          run = chunk
-          runClass = cls
-        }
-      }
-      callbacks.push(held[n + 2])
-    }
-    if (run !== '') socket.write(run, runClass === 'utf8' ? 'utf8' : 'latin1')
-    const onWrite = (err) => {
-      for (const callback of callbacks) {
-        callback(err)
-      }
-    }
-    if (last === undefined) {
-      socket.write(CRLF_BUF, onWrite)
-    } else {
-      callbacks.push(onLast)
-      socket.write(last, 'latin1', onWrite)
-    }
-    held.length = 0
-    res[kChunkedLength] = 0
-  } finally {
-    if (socket._writableState.corked === 1) joinWaiting(socket)
-    socket.uncork()
-  }
-  if (res[kNeedDrain] && res.writableLength === 0) {
-    res[kNeedDrain] = false
-    res.emit('drain')
-  }
-  return count
-}
-
-// --- end() after write()s with Content-Length framing --------------------
-//
-// write() with Content-Length framing (hapi, h3, send, koa-send, pipe())
-// stays Node's own: write_() corks the socket until the next tick and
-// hands it the header joined to the first chunk, then each chunk. An end()
-// in the same tick adds an empty write carrying 'finish' (24.21+: its
-// chunk carries it) and uncorks: one writev, whose callback calls each
-// write's on its entry, then 'finish'. sendWaiting() sends the same bytes
-// in one direct write and leaves the socket as that writev does.
-// Refs: test/fixtures/responses.js "streamed CL: ..."
-
-// Beyond this, Node's writev, which copies nothing, costs less.
-const JOIN_BODY_MAX = COPY_MAX_BODY
-
-// null: an encoding Node's own end() must write.
-function partClass (chunk, encoding) {
-  if (typeof chunk !== 'string') return 'buffer'
-  if (encoding === 'latin1') return 'latin1'
-  return encoding === 'utf8' || !encoding ? 'utf8' : null
-}
-
-/**
- * Fills `m.body`, `m.bodyLength` and `m.flags` with the body of the writes
- * waiting on the cork (the first holds the header `head`) and end()'s
- * chunk: one part as it is, several as one string where all are text of
- * one class, else copied into one Buffer.
- * @returns {number} 0, ENONASCII (UTF-8 text that is not ASCII),
- *   SEND_TOO_LARGE, SEND_ENCODING or SEND_HEADER_GONE
- */
-function waitingBody (buffered, head, chunk, encoding, m) {
-  const first = buffered[0].chunk
-  const last = chunk ? buffered.length + 1 : buffered.length
-  let body = first === head ? null : stringSlice.call(first, head.length)
-  if (body !== null && stringSlice.call(first, 0, head.length) !== head) return SEND_HEADER_GONE
-  let cls = body === null ? null : partClass(body, buffered[0].encoding)
-  let length = body === null ? 0 : body.length
-  let parts = body === null ? 0 : 1
-  for (let i = 1; i < last; i++) {
-    const part = i < buffered.length ? buffered[i].chunk : chunk
-    const partCls = partClass(part, i < buffered.length ? buffered[i].encoding : encoding)
-    if (partCls === null) return SEND_ENCODING
-    if (part.length === 0) continue
-    length += part.length
-    if (parts++ === 0) {
-      body = part
-      cls = partCls
-    } else if (partCls !== cls || cls === 'buffer') {
-      cls = 'copy'
-    }
-  }
-  if (parts > 1 && length > JOIN_BODY_MAX) return SEND_TOO_LARGE
-  if (cls === 'copy') {
-    body = copyParts(buffered, head, chunk, encoding, length)
-    if (body === null) return ENONASCII
-  } else if (parts > 1) {
-    body = joinParts(buffered, head, chunk)
-  }
-  m.body = body
-  m.bodyLength = length
-  // UTF-8 text only if ASCII (C checks before it writes anything).
-  if (cls === 'latin1') {
-    m.flags = FLAGS.BODY_LATIN1
-  } else {
-    m.flags = cls === 'utf8' ? FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY | FLAGS.HEAD_ONE_BYTE : FLAGS.HEAD_ONE_BYTE
-  }
-  return 0
-}
-
-function joinParts (buffered, head, chunk) {
-  const first = buffered[0].chunk
-  let body = first === head ? '' : stringSlice.call(first, head.length)
-  for (let i = 1; i < buffered.length; i++) body += buffered[i].chunk
-  return chunk ? body + chunk : body
-}
-
-// null: a UTF-8 part is not ASCII.
-function copyParts (buffered, head, chunk, encoding, length) {
-  const out = allocUnsafe(length)
-  let at = 0
-  const last = chunk ? buffered.length + 1 : buffered.length
-  for (let i = 0; i < last; i++) {
-    let part = i < buffered.length ? buffered[i].chunk : chunk
-    const enc = i < buffered.length ? buffered[i].encoding : encoding
-    if (i === 0) {
-      if (part === head) continue
-      part = stringSlice.call(part, head.length)
-    }
-    if (typeof part !== 'string') {
-      out.set(part, at)
-      at += part.length
-    } else {
-      if (enc !== 'latin1' && byteLength(part, 'utf8') !== part.length) return null
-      at += out.latin1Write(part, at)
-    }
-  }
-  return out
-}
-
-/**
- * end() after write()s with Content-Length framing, all waiting on the
- * cork, once lib/decide.js streamedReason() said yes: the cached block with
- * their body and `chunk`'s in one direct write.
- * @param {Message} m slot, contentLength and handle filled by the caller
- * @returns {number} 0 when sent (whole or in part); SEND_TOO_LARGE,
- *   SEND_BUSY, SEND_ENCODING, or the core's rejection: nothing was sent or
- *   changed; or SEND_REPORT: Node's own end() must then run inside
- *   reportingWrites()
- */
-function sendWaiting (res, m, chunk, encoding, callback) {
-  const socket = res.socket
-  const state = socket._writableState
-  const buffered = state.buffered
-  const head = res._header
-  const code = waitingBody(buffered, head, chunk, encoding, m)
-  if (code !== 0) return code
-  const body = m.body === null || m.bodyLength === 0 ? undefined : m.body
-  const contentLength = m.contentLength
-  const repeat = typeof contentLength === 'number' && contentLength === -1
-  const key = m.slot | m.flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
-    (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
-  const result = binding.sendCached(m.handle.fd, key, contentLength, body)
-  const outcome = sendOutcome(result)
-  if (outcome === REJECTED) return sendDetail(result)
-  if (outcome === FAILED) {
-    m.failed = sendDetail(result)
-    return SEND_REPORT
-  }
-  const total = head.length + m.bodyLength
-  const written = outcome === WHOLE ? total : sendDetail(result)
-  if (written === 0) return SEND_BUSY
-  // What Node's end() adds to the writes waiting: end()'s chunk.
-  const chars = state.length + (chunk ? chunk.length : 0)
-  takeWaiting(socket, state, buffered.length)
-  if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
-  countDirect(m.handle, written)
-  if (written === total) {
-    directStats.direct++
-    state.pendingcb++
-    socket._unrefTimer()
-    markNeedDrain(socket, chars)
-    processObject.nextTick(afterDirectWrite, socket, res, buffered)
-  } else {
-    directStats.partial++
-    writeRest(socket, res, m, written, total, buffered)
-    markNeedDrain(socket, chars)
-  }
-  res[kCorked] = 0
-  res.finished = true
-  return 0
-}
-
-// The state as Node's end() leaves it once its writev of `count` waiting
-// writes went out. The Writable's own uncork, with nothing left to write,
-// clears the cork where the state keeps it twice (a count and a bit, Node
-// 20.19+).
-function takeWaiting (socket, state, count) {
-  state.length = 0
-  state.buffered = null
-  state.bufferedIndex = 0
-  state.allBuffers = true
-  state.allNoop = true
-  state.pendingcb -= count
-  state.corked = 1
-  socket.uncork()
-  if (state.sync) state.sync = false
-}
-
-function writeRest (socket, res, m, written, total, entries) {
-  const restLength = total - written
-  const head = res._header
-  const body = m.body
-  let rest
-  if (written >= head.length) {
-    rest = bodyRest(body, written - head.length, m.bodyLength)
-  } else {
-    // Rare: the kernel took part of the header block.
-    const headRest = stringSlice.call(head, written)
-    if (body === null || typeof body === 'string') {
-      rest = body === null ? headRest : headRest + body
-    } else {
-      rest = BufferClass.concat([BufferClass.from(headRest, 'latin1'), body])
-    }
-  }
-  writeRestCounted(socket, rest, restCallback(res, entries), restLength, written, written)
-}
-
-// Unnamed, as the writecb of Node's writev shows.
-function restCallback (res, entries) {
-  return (err) => {
-    for (let i = 0; i < entries.length; i++) entries[i].callback(err)
-    protocol.onFinish(res, err)
-  }
-}
-
 // Runs `run` (Node's own end(), or a socket.write()) with the handle's
 // write methods failing at once with the direct write's error (-errno, a
 // libuv code); as Node's, a failed Buffer write or writev counts `bytes`.
@@ -1096,26 +653,30 @@ function reportingWrites (handle, errno, bytes, run) {
     delete handle.writeUtf8String
   }
 }
-
 module.exports = {
   Message,
-  COPY_MAX_BODY,
+  CRLF_BUF,
+  JOIN_MAX,
   SEND_TOO_LARGE,
-  countLines,
-  send,
-  finishSent,
-  sendEnd,
-  writeChunk,
-  endAfterWrites,
-  joinWaiting,
-  flushChunks,
-  tcpHandle,
-  sendWaiting,
-  reportingWrites,
   SEND_BUSY,
   SEND_REPORT,
   SEND_ENCODING,
   SEND_HEADER_GONE,
+  countLines,
+  send,
+  finishSent,
+  finishCallback,
+  sendEnd,
+  nop,
+  writeWaiting,
+  joinWaiting,
+  tcpHandle,
+  countDirect,
+  markNeedDrain,
+  afterDirectWrite,
+  writeRestCounted,
+  bodyRest,
+  reportingWrites,
   directStats,
   directCounts,
   resetDirectStats

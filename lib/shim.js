@@ -18,9 +18,11 @@ const { FLAGS, ERRORS } = require('./codes.js')
 const { FALLBACK, WRITE } = require('./rules.js')
 const {
   Message, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, sendEnd,
-  finishSent, writeChunk, endAfterWrites, flushChunks, sendWaiting, reportingWrites,
-  tcpHandle, directCounts, resetDirectStats
+  finishSent, reportingWrites, tcpHandle, directCounts, resetDirectStats
 } = require('./send.js')
+const { writeChunk, endAfterWrites } = require('./protocol/chunked20.js')
+const { flushChunks } = require('./protocol/chunked24.js')
+const { sendWaiting } = require('./protocol/streamed.js')
 
 const debug = util.debuglog('http-oneshot')
 const { ENONASCII } = ERRORS

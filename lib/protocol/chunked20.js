@@ -1,0 +1,159 @@
+'use strict'
+
+// write() and end() after write() with chunked framing, as Node 20's
+// write_() and end() do them (lib/_http_outgoing.js of v20.20).
+
+// Node 20's write_() frames a chunk with four writes on the socket, corked
+// until the next tick: the size line (latin1, after the header on the
+// first write), a CRLF Buffer, the chunk, a CRLF Buffer carrying the
+// callback. writeChunk() sends the same chars in two writes (a short string
+// joined to its size line) or three, on the same cork: the Writable counts
+// each write by its length, so writableLength, needDrain, 'drain',
+// bytesWritten and write()'s result read the same, and the tick's uncork
+// still writes at least two with one writev.
+
+const { byteLength } = Buffer
+const internals = require('../internals.js')
+const { CRLF_BUF, JOIN_MAX, nop, finishCallback, finishSent, writeWaiting, joinWaiting } = require('../send.js')
+const { endHeld } = require('./chunked24.js')
+
+const processObject = process
+const protocol = internals === null ? null : internals.protocol
+const kNeedDrain = internals === null ? null : internals.kNeedDrain
+const kCorked = internals === null ? null : internals.kCorked
+// Where write_() holds chunks on a corked response (Node 24.22+, 26.10+).
+const heldChunks = internals !== null && internals.chunkedUncork === true
+
+const numberToString = Number.prototype.toString
+// A header block Node rendered may hold latin1 chars, which a UTF-8 write
+// would encode differently.
+// eslint-disable-next-line no-control-regex -- every char below 0x80 is ASCII
+const NON_ASCII = /[^\x00-\x7f]/
+
+// write_()'s connectionCorkNT.
+function uncorkSocket (socket) {
+  if (socket._writableState.corked === 1) joinWaiting(socket)
+  socket.uncork()
+}
+
+// The bytes of a chunk given with 'utf8', 'latin1' or no encoding.
+function chunkBytes (chunk, encoding) {
+  if (typeof chunk !== 'string') return chunk.byteLength
+  return encoding === 'latin1' ? chunk.length : byteLength(chunk, 'utf8')
+}
+
+// The size line `line` (after the header when `merged`) and the chunk of
+// `len` bytes, joined where that does not re-encode the line.
+function writeSized (socket, line, chunk, encoding, len, merged) {
+  const latin1 = encoding === 'latin1'
+  if (typeof chunk !== 'string') {
+    socket.write(line, 'latin1')
+    socket.write(chunk)
+  } else if (chunk.length > JOIN_MAX) {
+    socket.write(line, 'latin1')
+    socket.write(chunk, latin1 ? 'latin1' : 'utf8')
+  } else {
+    // ASCII text as latin1: the same bytes, which the socket copies
+    // instead of encoding.
+    const charset = latin1 || len === chunk.length ? 'latin1' : 'utf8'
+    if (charset === 'latin1' || !merged || !NON_ASCII.test(line)) {
+      socket.write(line + chunk, charset)
+    } else {
+      socket.write(line, 'latin1')
+      socket.write(chunk, 'utf8')
+    }
+  }
+}
+
+// write_() for one non-empty chunk of a chunked response, once
+// lib/decide.js writeReason() said yes; returns what write() returns.
+function writeChunk (res, chunk, encoding, callback) {
+  const socket = res.socket
+  const len = chunkBytes(chunk, encoding)
+  if (!socket.writableCorked) {
+    socket.cork()
+    processObject.nextTick(uncorkSocket, socket)
+  }
+  let line = numberToString.call(len, 16) + '\r\n'
+  let merged = false
+  if (!res._headerSent) {
+    line = res._header + line
+    res._headerSent = true
+    merged = true
+  }
+  writeSized(socket, line, chunk, encoding, len, merged)
+  // The callback sees Node's CRLF Buffer as its entry's chunk.
+  const ret = socket.write(CRLF_BUF, typeof callback === 'function' ? callback : nop)
+  if (!ret) res[kNeedDrain] = true
+  return ret
+}
+
+// --- end() after write() ----------------------------------------------------
+//
+// Once write() sent the header, Node 20's end(chunk) writes the chunk as
+// write_() does, then the last chunk ('0', the trailers, CRLF) or, without
+// chunked framing, an empty string, carrying 'finish', and uncorks the
+// socket: one writev of those and of the writes still waiting. A short
+// string chunk is joined here to its framing and to the last chunk (not to
+// trailers, whose latin1 chars a UTF-8 write would encode otherwise); at
+// least two writes still go out in that writev (a plain write counts a
+// failed string write's bytes otherwise). A response that holds chunks
+// (Node 24.22+) ends through lib/protocol/chunked24.js endHeld().
+
+/**
+ * end() after write() calls, once lib/decide.js tailReason() said yes.
+ * @param {string|Uint8Array|null|undefined} chunk non-empty, or none
+ * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
+ * @returns {number} the held chunks sent (write() calls, end()'s chunk
+ *   among them when it joined them)
+ */
+function endAfterWrites (res, chunk, encoding, callback) {
+  const socket = res.socket
+  const onWrite = finishCallback(res, false)
+  let flushed = 0
+  if (chunk) socket.cork()
+  if (res.chunkedEncoding && heldChunks && res[kCorked] !== 0) {
+    flushed = endHeld(res, chunk, encoding, callback, onWrite)
+  } else {
+    endWritten(res, chunk, encoding, callback, onWrite)
+  }
+  joinWaiting(socket)
+  socket._writableState.corked = 1
+  socket.uncork()
+  // Node's end() sets the response's cork count to 1 and calls its
+  // uncork(), which takes it to 0 and finds no chunks held.
+  res[kCorked] = 0
+  res.finished = true
+  finishSent(res)
+  return flushed
+}
+
+// Node 20's end(chunk) after write(), on the corked socket.
+function endWritten (res, chunk, encoding, callback, onWrite) {
+  const socket = res.socket
+  if (res.chunkedEncoding && !chunk) {
+    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+    socket.write('0\r\n' + res._trailer + '\r\n', 'latin1', onWrite)
+  } else if (res.chunkedEncoding) {
+    const len = chunkBytes(chunk, encoding)
+    const line = numberToString.call(len, 16) + '\r\n'
+    const trailer = res._trailer
+    const last = '\r\n0\r\n' + trailer + '\r\n'
+    if (typeof chunk === 'string' && chunk.length <= JOIN_MAX && trailer === '' &&
+        writeWaiting(socket._writableState)) {
+      const charset = encoding === 'latin1' || len === chunk.length ? 'latin1' : 'utf8'
+      socket.write(line + chunk + last, charset, onWrite)
+    } else {
+      writeSized(socket, line, chunk, encoding, len, false)
+      socket.write(last, 'latin1', onWrite)
+    }
+    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+  } else {
+    // tailReason() found a write waiting on the cork (Node 20), or end() is
+    // Node 24.22's, whose chunk carries 'finish'.
+    socket.write(chunk, encoding, onWrite)
+    if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+  }
+}
+
+module.exports = { writeChunk, endAfterWrites }

@@ -1,0 +1,216 @@
+'use strict'
+
+// write() with Content-Length framing (hapi, h3, send, koa-send, pipe())
+// stays Node's own: write_() corks the socket until the next tick and
+// hands it the header joined to the first chunk, then each chunk. An end()
+// in the same tick adds an empty write carrying 'finish' (24.21+: its
+// chunk carries it) and uncorks: one writev, whose callback calls each
+// write's on its entry, then 'finish'. sendWaiting() sends the same bytes
+// in one direct write and leaves the socket as that writev does.
+// Refs: test/fixtures/responses.js "streamed CL: ..."
+
+const binding = require('../binding.js')
+const internals = require('../internals.js')
+const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('../codes.js')
+const { COPY_MAX_BODY } = require('../rules.js')
+const {
+  SEND_TOO_LARGE, SEND_ENCODING, SEND_BUSY, SEND_REPORT, SEND_HEADER_GONE, countDirect, markNeedDrain,
+  afterDirectWrite, writeRestCounted, bodyRest, directStats
+} = require('../send.js')
+
+const processObject = process
+const BufferClass = Buffer
+const { allocUnsafe, byteLength } = Buffer
+const stringSlice = String.prototype.slice
+const protocol = internals === null ? null : internals.protocol
+const kCorked = internals === null ? null : internals.kCorked
+const {
+  SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY
+} = KEY
+const { WHOLE, REJECTED, FAILED } = SENT
+const { ENONASCII } = ERRORS
+
+// Beyond this, Node's writev, which copies nothing, costs less.
+const JOIN_BODY_MAX = COPY_MAX_BODY
+
+// null: an encoding Node's own end() must write.
+function partClass (chunk, encoding) {
+  if (typeof chunk !== 'string') return 'buffer'
+  if (encoding === 'latin1') return 'latin1'
+  return encoding === 'utf8' || !encoding ? 'utf8' : null
+}
+
+/**
+ * Fills `m.body`, `m.bodyLength` and `m.flags` with the body of the writes
+ * waiting on the cork (the first holds the header `head`) and end()'s
+ * chunk: one part as it is, several as one string where all are text of
+ * one class, else copied into one Buffer.
+ * @returns {number} 0, ENONASCII (UTF-8 text that is not ASCII),
+ *   SEND_TOO_LARGE, SEND_ENCODING or SEND_HEADER_GONE
+ */
+function waitingBody (buffered, head, chunk, encoding, m) {
+  const first = buffered[0].chunk
+  const last = chunk ? buffered.length + 1 : buffered.length
+  let body = first === head ? null : stringSlice.call(first, head.length)
+  if (body !== null && stringSlice.call(first, 0, head.length) !== head) return SEND_HEADER_GONE
+  let cls = body === null ? null : partClass(body, buffered[0].encoding)
+  let length = body === null ? 0 : body.length
+  let parts = body === null ? 0 : 1
+  for (let i = 1; i < last; i++) {
+    const part = i < buffered.length ? buffered[i].chunk : chunk
+    const partCls = partClass(part, i < buffered.length ? buffered[i].encoding : encoding)
+    if (partCls === null) return SEND_ENCODING
+    if (part.length === 0) continue
+    length += part.length
+    if (parts++ === 0) {
+      body = part
+      cls = partCls
+    } else if (partCls !== cls || cls === 'buffer') {
+      cls = 'copy'
+    }
+  }
+  if (parts > 1 && length > JOIN_BODY_MAX) return SEND_TOO_LARGE
+  if (cls === 'copy') {
+    body = copyParts(buffered, head, chunk, encoding, length)
+    if (body === null) return ENONASCII
+  } else if (parts > 1) {
+    body = joinParts(buffered, head, chunk)
+  }
+  m.body = body
+  m.bodyLength = length
+  // UTF-8 text only if ASCII (C checks before it writes anything).
+  if (cls === 'latin1') {
+    m.flags = FLAGS.BODY_LATIN1
+  } else {
+    m.flags = cls === 'utf8' ? FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY | FLAGS.HEAD_ONE_BYTE : FLAGS.HEAD_ONE_BYTE
+  }
+  return 0
+}
+
+function joinParts (buffered, head, chunk) {
+  const first = buffered[0].chunk
+  let body = first === head ? '' : stringSlice.call(first, head.length)
+  for (let i = 1; i < buffered.length; i++) body += buffered[i].chunk
+  return chunk ? body + chunk : body
+}
+
+// null: a UTF-8 part is not ASCII.
+function copyParts (buffered, head, chunk, encoding, length) {
+  const out = allocUnsafe(length)
+  let at = 0
+  const last = chunk ? buffered.length + 1 : buffered.length
+  for (let i = 0; i < last; i++) {
+    let part = i < buffered.length ? buffered[i].chunk : chunk
+    const enc = i < buffered.length ? buffered[i].encoding : encoding
+    if (i === 0) {
+      if (part === head) continue
+      part = stringSlice.call(part, head.length)
+    }
+    if (typeof part !== 'string') {
+      out.set(part, at)
+      at += part.length
+    } else {
+      if (enc !== 'latin1' && byteLength(part, 'utf8') !== part.length) return null
+      at += out.latin1Write(part, at)
+    }
+  }
+  return out
+}
+
+/**
+ * end() after write()s with Content-Length framing, all waiting on the
+ * cork, once lib/decide.js streamedReason() said yes: the cached block with
+ * their body and `chunk`'s in one direct write.
+ * @param {Message} m slot, contentLength and handle filled by the caller
+ * @returns {number} 0 when sent (whole or in part); SEND_TOO_LARGE,
+ *   SEND_BUSY, SEND_ENCODING, or the core's rejection: nothing was sent or
+ *   changed; or SEND_REPORT: Node's own end() must then run inside
+ *   reportingWrites()
+ */
+function sendWaiting (res, m, chunk, encoding, callback) {
+  const socket = res.socket
+  const state = socket._writableState
+  const buffered = state.buffered
+  const head = res._header
+  const code = waitingBody(buffered, head, chunk, encoding, m)
+  if (code !== 0) return code
+  const body = m.body === null || m.bodyLength === 0 ? undefined : m.body
+  const contentLength = m.contentLength
+  const repeat = typeof contentLength === 'number' && contentLength === -1
+  const key = m.slot | m.flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
+    (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
+  const result = binding.sendCached(m.handle.fd, key, contentLength, body)
+  const outcome = sendOutcome(result)
+  if (outcome === REJECTED) return sendDetail(result)
+  if (outcome === FAILED) {
+    m.failed = sendDetail(result)
+    return SEND_REPORT
+  }
+  const total = head.length + m.bodyLength
+  const written = outcome === WHOLE ? total : sendDetail(result)
+  if (written === 0) return SEND_BUSY
+  // What Node's end() adds to the writes waiting: end()'s chunk.
+  const chars = state.length + (chunk ? chunk.length : 0)
+  takeWaiting(socket, state, buffered.length)
+  if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
+  countDirect(m.handle, written)
+  if (written === total) {
+    directStats.direct++
+    state.pendingcb++
+    socket._unrefTimer()
+    markNeedDrain(socket, chars)
+    processObject.nextTick(afterDirectWrite, socket, res, buffered)
+  } else {
+    directStats.partial++
+    writeRest(socket, res, m, written, total, buffered)
+    markNeedDrain(socket, chars)
+  }
+  res[kCorked] = 0
+  res.finished = true
+  return 0
+}
+
+// The state as Node's end() leaves it once its writev of `count` waiting
+// writes went out. The Writable's own uncork, with nothing left to write,
+// clears the cork where the state keeps it twice (a count and a bit, Node
+// 20.19+).
+function takeWaiting (socket, state, count) {
+  state.length = 0
+  state.buffered = null
+  state.bufferedIndex = 0
+  state.allBuffers = true
+  state.allNoop = true
+  state.pendingcb -= count
+  state.corked = 1
+  socket.uncork()
+  if (state.sync) state.sync = false
+}
+
+function writeRest (socket, res, m, written, total, entries) {
+  const restLength = total - written
+  const head = res._header
+  const body = m.body
+  let rest
+  if (written >= head.length) {
+    rest = bodyRest(body, written - head.length, m.bodyLength)
+  } else {
+    // Rare: the kernel took part of the header block.
+    const headRest = stringSlice.call(head, written)
+    if (body === null || typeof body === 'string') {
+      rest = body === null ? headRest : headRest + body
+    } else {
+      rest = BufferClass.concat([BufferClass.from(headRest, 'latin1'), body])
+    }
+  }
+  writeRestCounted(socket, rest, restCallback(res, entries), restLength, written, written)
+}
+
+// Unnamed, as the writecb of Node's writev shows.
+function restCallback (res, entries) {
+  return (err) => {
+    for (let i = 0; i < entries.length; i++) entries[i].callback(err)
+    protocol.onFinish(res, err)
+  }
+}
+
+module.exports = { sendWaiting }
