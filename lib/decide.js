@@ -8,7 +8,7 @@ const util = require('node:util')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
 const {
-  FALLBACK, WRITE, DEFAULT_MAX_BODY, httpDebug, INVALID_HEADER_CHAR, valueReason, isBodylessStatus
+  REASON, DEFAULT_MAX_BODY, httpDebug, INVALID_HEADER_CHAR, valueReason, isBodylessStatus
 } = require('./rules.js')
 const { currentWriteHead } = require('./write-head.js')
 
@@ -139,20 +139,20 @@ const WAIT_HELD = 2
 // directly only to the current, writable socket; write_() and _send() queue
 // in outputData otherwise). `wait`: WAIT_NONE, WAIT_SOCKET or WAIT_HELD.
 function socketReason (res, socket, wait) {
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.NO_SOCKET
-  if (socket._httpMessage !== res) return FALLBACK.NOT_SOCKET_OWNER
+  if (!socket || !(socket instanceof Socket)) return REASON.NO_SOCKET
+  if (socket._httpMessage !== res) return REASON.NOT_SOCKET_OWNER
   if (socket.constructor === PlainSocket && learned.kHandle !== null
     ? !socket.writable || !socket[learned.kHandle]
     : socket.destroyed || !socket.writable || !socket._handle) {
-    return FALLBACK.SOCKET_UNWRITABLE
+    return REASON.SOCKET_UNWRITABLE
   }
   if (wait === WAIT_NONE
     ? res[kCorked] !== 0 || socket.writableCorked !== 0 || socket.writableLength !== 0 ||
       res.outputData.length !== 0 || res.outputSize !== 0
     : res.outputData.length !== 0 || (wait === WAIT_SOCKET && res[kCorked] !== 0)) {
-    return FALLBACK.SOCKET_BUSY
+    return REASON.SOCKET_BUSY
   }
-  if (socket._writableState.defaultEncoding !== 'utf8') return FALLBACK.ENCODING
+  if (socket._writableState.defaultEncoding !== 'utf8') return REASON.ENCODING
   return null
 }
 
@@ -161,7 +161,7 @@ function socketReason (res, socket, wait) {
 function writeReadyReason (res, socket, wait) {
   const reason = socketReason(res, socket, wait)
   if (reason !== null) return reason
-  return methodsPatched(res, socket) ? FALLBACK.PATCHED : null
+  return methodsPatched(res, socket) ? REASON.PATCHED : null
 }
 
 /**
@@ -171,29 +171,29 @@ function writeReadyReason (res, socket, wait) {
  * (docs/architecture.md, "The inlining budget").
  * @param {object|null} block lib/render.js blockOf(): null when the header
  *   is not one the renderer rendered
- * @returns {string|null} null for the native path, BODY_DROPPED for the
+ * @returns {string|null} null for the native path, REASON.BODY_DROPPED for the
  *   native path without the chunk (Node drops it), else a FALLBACK value
  */
 function fallbackReason (res, chunk, encoding, block) {
-  if (binding === null) return FALLBACK.NO_BINDING
-  if (internals === null) return FALLBACK.UNSUPPORTED_NODE
-  if (httpDebug) return FALLBACK.DEBUG
+  if (binding === null) return REASON.NO_BINDING
+  if (internals === null) return REASON.UNSUPPORTED_NODE
+  if (httpDebug) return REASON.DEBUG
   // OutgoingMessage#end: a finished response reports or queues, per chunk.
-  if (res.finished) return FALLBACK.FINISHED
-  if (res.destroyed) return FALLBACK.DESTROYED
-  if (res._headerSent) return FALLBACK.HEADERS_SENT
+  if (res.finished) return REASON.FINISHED
+  if (res.destroyed) return REASON.DESTROYED
+  if (res._headerSent) return REASON.HEADERS_SENT
   // write_: only strings and Uint8Arrays are chunks; anything else throws.
   if (chunk) {
     if (typeof chunk === 'string') {
       // _send merges the header into utf8/latin1 strings only (exact names).
-      if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
+      if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
     } else if (!isUint8Array(chunk)) {
-      return FALLBACK.CHUNK_TYPE
+      return REASON.CHUNK_TYPE
     }
   }
   // Before the socket is read: the fallback then costs Node's own end()
   // and little more. A header still to render is decided in lib/shim.js.
-  if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return FALLBACK.NODE_RENDERED
+  if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return REASON.NODE_RENDERED
   const socket = res.socket
   const socketFailure = socketReason(res, socket, WAIT_NONE)
   if (socketFailure !== null) return socketFailure
@@ -201,18 +201,18 @@ function fallbackReason (res, chunk, encoding, block) {
   // express-session) matters only while end() has the header to render,
   // and then headerFirst() may let end() render it as Node's would.
   if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) {
-    return FALLBACK.PATCHED
+    return REASON.PATCHED
   }
   const req = res.req
-  if (!versionKnown(res, req)) return FALLBACK.HTTP_VERSION
+  if (!versionKnown(res, req)) return REASON.HTTP_VERSION
   // ServerResponse sets _hasBody = false for HEAD; a value Node would read
   // by truthiness only is left to Node.
   const hasBody = res._hasBody
   if (hasBody !== true && hasBody !== false) return noBodyReason(req)
-  if (res._expect_continue) return FALLBACK.EXPECT
-  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
-  if (res._trailer !== '') return FALLBACK.TRAILERS
-  if (!framingKnown(res, block, hasBody)) return FALLBACK.CHUNKED
+  if (res._expect_continue) return REASON.EXPECT
+  if (res.strictContentLength) return REASON.STRICT_CONTENT_LENGTH
+  if (res._trailer !== '') return REASON.TRAILERS
+  if (!framingKnown(res, block, hasBody)) return REASON.CHUNKED
   const dropped = bodyDropped(res)
   if (chunk) {
     if (dropped) {
@@ -225,7 +225,7 @@ function fallbackReason (res, chunk, encoding, block) {
     } else if (chunk.length > options.maxBodySize) {
       // A string's byte length is at least its length; the native end
       // checks the exact byte length before it changes anything.
-      return FALLBACK.BODY_TOO_LARGE
+      return REASON.BODY_TOO_LARGE
     }
   }
 
@@ -234,20 +234,16 @@ function fallbackReason (res, chunk, encoding, block) {
     reason = freshReason(res, dropped)
   } else if (typeof res._header !== 'string') {
     // writeHead() rendered the header: its framing is already decided.
-    return FALLBACK.INVALID
+    return REASON.INVALID
   } else {
     const headers = res[kOutHeaders]
     reason = headers ? headersReason(headers) : null
   }
   if (reason !== null || !chunk) return reason
   // Last: it reads the chunk's properties, once, where Node's write would.
-  if (dropped) return BODY_DROPPED
-  return typeof chunk !== 'string' && !writtenAsIs(chunk) ? FALLBACK.CHUNK_TYPE : null
+  if (dropped) return REASON.BODY_DROPPED
+  return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
 }
-
-// fallbackReason()'s answer where Node drops end()'s chunk (HEAD, 1xx, 204,
-// 304): the header block goes out alone. Not a FALLBACK value.
-const BODY_DROPPED = 'body-dropped'
 
 // HTTP/1.0 and 1.1 alike: Node reads only useChunkedEncodingByDefault
 // (false for HTTP/1.0 unless TE names chunked), as the renderers do.
@@ -291,27 +287,27 @@ function headersReason (headers) {
 function freshReason (res, dropped) {
   // ToInt32 of an object would run user code, once per renderer.
   const status = res.statusCode
-  if (typeof status !== 'number' && typeof status !== 'string') return FALLBACK.INVALID
+  if (typeof status !== 'number' && typeof status !== 'string') return REASON.INVALID
   const code = status | 0
-  if (code < 100 || code > 999) return FALLBACK.INVALID
+  if (code < 100 || code > 999) return REASON.INVALID
   // Keep-Alive's max: the number on Node 20 to 26.10, its ToInt32 on 26.12+.
   const max = res._maxRequestsPerSocket
-  if (typeof max === 'number' && max !== (max | 0)) return FALLBACK.KEEP_ALIVE_MAX
+  if (typeof max === 'number' && max !== (max | 0)) return REASON.KEEP_ALIVE_MAX
   const message = res.statusMessage
   if (message && (typeof message !== 'string' || INVALID_HEADER_CHAR.test(message))) {
-    return FALLBACK.INVALID
+    return REASON.INVALID
   }
   const headers = res[kOutHeaders]
   if (headers) {
-    if (headers['transfer-encoding'] !== undefined) return FALLBACK.TRANSFER_ENCODING
-    if (headers.trailer !== undefined) return FALLBACK.TRAILERS
-    if (headers.expect !== undefined) return FALLBACK.EXPECT
+    if (headers['transfer-encoding'] !== undefined) return REASON.TRANSFER_ENCODING
+    if (headers.trailer !== undefined) return REASON.TRAILERS
+    if (headers.expect !== undefined) return REASON.EXPECT
     // Without a body _storeHeader() adds no framing, removed or not.
     if (res._removedContLen && !dropped && headers['content-length'] === undefined) {
-      return FALLBACK.CHUNKED
+      return REASON.CHUNKED
     }
   } else if (res._removedContLen && !dropped) {
-    return FALLBACK.CHUNKED
+    return REASON.CHUNKED
   }
   return null
 }
@@ -330,13 +326,13 @@ function bodyDropped (res) {
 // What write_() checks of a chunk ('' for none) and the response, in order.
 function chunkReason (res, chunk, encoding) {
   if (typeof chunk === 'string') {
-    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
+    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
   } else if (!isUint8Array(chunk)) {
-    return FALLBACK.CHUNK_TYPE
+    return REASON.CHUNK_TYPE
   }
-  if (res.finished) return FALLBACK.FINISHED
-  if (res.destroyed) return FALLBACK.DESTROYED
-  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
+  if (res.finished) return REASON.FINISHED
+  if (res.destroyed) return REASON.DESTROYED
+  if (res.strictContentLength) return REASON.STRICT_CONTENT_LENGTH
   return null
 }
 
@@ -345,33 +341,33 @@ function chunkReason (res, chunk, encoding) {
 // write(), without which the shim's write() and tailReason() do not run).
 function writeReason (res, chunk, encoding) {
   // NODE_DEBUG=http: write_() prints its result.
-  if (httpDebug) return FALLBACK.DEBUG
+  if (httpDebug) return REASON.DEBUG
   const early = chunkReason(res, chunk, encoding)
   if (early !== null) return early
-  if (res._header === null) return WRITE.HEADER_PENDING
-  if (typeof res._header !== 'string') return FALLBACK.INVALID
-  if (res._hasBody !== true) return FALLBACK.NO_BODY_STATUS
-  if (res.chunkedEncoding !== true) return WRITE.LENGTH_FRAMING
-  if (chunk.length === 0) return WRITE.EMPTY_CHUNK
+  if (res._header === null) return REASON.HEADER_PENDING
+  if (typeof res._header !== 'string') return REASON.INVALID
+  if (res._hasBody !== true) return REASON.NO_BODY_STATUS
+  if (res.chunkedEncoding !== true) return REASON.LENGTH_FRAMING
+  if (chunk.length === 0) return REASON.EMPTY_CHUNK
   const ready = writeReadyReason(res, res.socket, WAIT_SOCKET)
   if (ready !== null) return ready
-  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
+  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
   return null
 }
 
 // What end() checks before it writes once write() sent the header: Node's
 // Writable checks the encoding of a Uint8Array chunk too.
 function sentHeaderReason (res, chunk, encoding) {
-  if (httpDebug) return FALLBACK.DEBUG
+  if (httpDebug) return REASON.DEBUG
   if (chunk) {
-    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return FALLBACK.ENCODING
-    if (typeof chunk !== 'string' && !isUint8Array(chunk)) return FALLBACK.CHUNK_TYPE
+    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
+    if (typeof chunk !== 'string' && !isUint8Array(chunk)) return REASON.CHUNK_TYPE
   }
-  if (res.finished) return FALLBACK.FINISHED
-  if (res.destroyed) return FALLBACK.DESTROYED
-  if (res.strictContentLength) return FALLBACK.STRICT_CONTENT_LENGTH
-  if (typeof res._header !== 'string') return FALLBACK.INVALID
-  return res._hasBody !== true ? FALLBACK.NO_BODY_STATUS : null
+  if (res.finished) return REASON.FINISHED
+  if (res.destroyed) return REASON.DESTROYED
+  if (res.strictContentLength) return REASON.STRICT_CONTENT_LENGTH
+  if (typeof res._header !== 'string') return REASON.INVALID
+  return res._hasBody !== true ? REASON.NO_BODY_STATUS : null
 }
 
 // Whether writes wait on the socket's cork.
@@ -394,14 +390,14 @@ function tailReason (res, chunk, encoding) {
     // with the chunks write() left waiting on the cork.
     const reason = chunk ? writeReason(res, chunk, encoding) : writeReason(res, '0', undefined)
     if (reason !== null) return reason
-    if (typeof res._trailer !== 'string') return FALLBACK.TRAILERS
-    if (!chunk && !corkHolds(res.socket._writableState)) return WRITE.NOTHING_HELD
-    return res.uncork !== resUncork ? FALLBACK.PATCHED : null
+    if (typeof res._trailer !== 'string') return REASON.TRAILERS
+    if (!chunk && !corkHolds(res.socket._writableState)) return REASON.NOTHING_HELD
+    return res.uncork !== resUncork ? REASON.PATCHED : null
   }
-  if (!chunk) return WRITE.NOTHING_HELD
+  if (!chunk) return REASON.NOTHING_HELD
   const early = sentHeaderReason(res, chunk, encoding)
   if (early !== null) return early
-  if (res.chunkedEncoding !== false) return FALLBACK.INVALID
+  if (res.chunkedEncoding !== false) return REASON.INVALID
   const socket = res.socket
   const ready = writeReadyReason(res, socket, WAIT_SOCKET)
   if (ready !== null) return ready
@@ -409,10 +405,10 @@ function tailReason (res, chunk, encoding) {
   // 'finish') to at least one waiting on the cork, which the socket joins
   // in one writev, as the one write does; alone it would be a plain write,
   // which reports a failure otherwise (bytesWritten).
-  if (!corkHolds(socket._writableState)) return WRITE.NOTHING_HELD
+  if (!corkHolds(socket._writableState)) return REASON.NOTHING_HELD
   // Node 22's end() calls the response's uncork().
-  if (res.uncork !== resUncork) return FALLBACK.PATCHED
-  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
+  if (res.uncork !== resUncork) return REASON.PATCHED
+  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
   return null
 }
 
@@ -427,33 +423,33 @@ function heldTailReason (res, chunk, encoding) {
   const held = res[kChunkedBuffer]
   const corked = res[kCorked]
   if (!Array.isArray(held) || held.length % 3 !== 0 || typeof corked !== 'number' || corked < 0) {
-    return FALLBACK.INVALID
+    return REASON.INVALID
   }
   if (res.chunkedEncoding === true) {
     // end() writes '0', the trailers and CRLF as one latin1 string.
-    if (typeof res._trailer !== 'string') return FALLBACK.TRAILERS
+    if (typeof res._trailer !== 'string') return REASON.TRAILERS
     if (corked !== 0) {
       // write_() holds end()'s chunk as a Buffer (a plain Uint8Array
       // becomes a view); uncork() sends what is held. Without a chunk
       // end() sends it with the socket as corked as write_() left it.
       if (chunk) {
-        if (isUint8Array(chunk) && !(chunk instanceof Buffer)) return FALLBACK.CHUNK_TYPE
+        if (isUint8Array(chunk) && !(chunk instanceof Buffer)) return REASON.CHUNK_TYPE
         // An empty chunk joins held chunks only; alone write_() sends it
         // (with the header) as a write of its own.
-        return chunk.length === 0 && held.length === 0 ? WRITE.EMPTY_CHUNK : null
+        return chunk.length === 0 && held.length === 0 ? REASON.EMPTY_CHUNK : null
       }
-      return held.length === 0 || socket._writableState.corked === 0 ? WRITE.NOTHING_HELD : null
+      return held.length === 0 || socket._writableState.corked === 0 ? REASON.NOTHING_HELD : null
     }
     // Sent by write_() as it comes, after everything before it.
-    if (!chunk || held.length !== 0 || res._headerSent !== true) return WRITE.NOTHING_HELD
-    if (chunk.length === 0) return WRITE.EMPTY_CHUNK
-    return typeof chunk !== 'string' && !writtenAsIs(chunk) ? FALLBACK.CHUNK_TYPE : null
+    if (!chunk || held.length !== 0 || res._headerSent !== true) return REASON.NOTHING_HELD
+    if (chunk.length === 0) return REASON.EMPTY_CHUNK
+    return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
   }
-  if (res.chunkedEncoding !== false) return FALLBACK.INVALID
+  if (res.chunkedEncoding !== false) return REASON.INVALID
   // Without chunked framing write_() holds nothing; the chunk carries
   // 'finish' (and end() without one writes an empty string or waits a tick).
-  if (!chunk || held.length !== 0 || res._headerSent !== true) return WRITE.NOTHING_HELD
-  return typeof chunk !== 'string' && !writtenAsIs(chunk) ? FALLBACK.CHUNK_TYPE : null
+  if (!chunk || held.length !== 0 || res._headerSent !== true) return REASON.NOTHING_HELD
+  return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
 }
 
 /**
@@ -465,23 +461,23 @@ function heldTailReason (res, chunk, encoding) {
  * @returns {string|null} null to send it, else the reason end() counts
  */
 function streamedReason (res, chunk, encoding, block) {
-  if (httpDebug) return FALLBACK.DEBUG
+  if (httpDebug) return REASON.DEBUG
   const early = chunkReason(res, chunk || '', chunk ? encoding : undefined)
   if (early !== null) return early
-  if (typeof res._header !== 'string' || res._hasBody !== true) return FALLBACK.HEADERS_SENT
+  if (typeof res._header !== 'string' || res._hasBody !== true) return REASON.HEADERS_SENT
   const socket = res.socket
   // (A fake socket, as fastify.inject()'s: the header went out there.)
-  if (!socket || !(socket instanceof Socket)) return FALLBACK.HEADERS_SENT
+  if (!socket || !(socket instanceof Socket)) return REASON.HEADERS_SENT
   const waiting = waitingReason(res, socket._writableState)
   if (waiting !== null) return waiting
   // Before the socket's other checks: a block Node rendered then costs
   // Node's own end() and little more.
-  if (block === null || block.slot < 0 || block.chunked) return FALLBACK.STREAMED
+  if (block === null || block.slot < 0 || block.chunked) return REASON.STREAMED
   const socketFailure = socketReason(res, socket, WAIT_HELD)
   if (socketFailure !== null) return socketFailure
   // (The caller checks res.uncork(), which 22+'s end() calls.)
-  if (methodsPatched(res, socket)) return FALLBACK.PATCHED
-  if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return FALLBACK.CHUNK_TYPE
+  if (methodsPatched(res, socket)) return REASON.PATCHED
+  if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
   return null
 }
 
@@ -491,18 +487,18 @@ function waitingReason (res, state) {
   const buffered = state.buffered
   if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 ||
       state.bufferedIndex !== 0) {
-    return FALLBACK.HEADERS_SENT
+    return REASON.HEADERS_SENT
   }
   if (state.writing || state.objectMode || state.errored !== null || state.ending ||
       state.pendingcb !== buffered.length) {
-    return FALLBACK.SOCKET_BUSY
+    return REASON.SOCKET_BUSY
   }
   // That a merged string begins with the header lib/send.js checks as it
   // takes the body: V8 reads a cons string's chars one by one.
   const first = buffered[0].chunk
   const head = res._header
   if (first !== head && (typeof first !== 'string' || first.length <= head.length)) {
-    return FALLBACK.HEADERS_SENT
+    return REASON.HEADERS_SENT
   }
   return null
 }
@@ -514,10 +510,10 @@ function uncorkReason (res) {
   const buffered = res[kChunkedBuffer]
   if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 ||
       buffered.length % 3 !== 0) {
-    return WRITE.NOTHING_HELD
+    return REASON.NOTHING_HELD
   }
-  if (res.destroyed) return FALLBACK.DESTROYED
-  if (res.chunkedEncoding !== true || typeof res._header !== 'string') return FALLBACK.INVALID
+  if (res.destroyed) return REASON.DESTROYED
+  if (res.chunkedEncoding !== true || typeof res._header !== 'string') return REASON.INVALID
   return writeReadyReason(res, res.socket, WAIT_HELD)
 }
 
@@ -530,14 +526,13 @@ function headerFirst (res) {
 }
 
 function noBodyReason (req) {
-  return req.method === 'HEAD' ? FALLBACK.HEAD : FALLBACK.NO_BODY_STATUS
+  return req.method === 'HEAD' ? REASON.HEAD : REASON.NO_BODY_STATUS
 }
 
 module.exports = {
   setMaxBodySize,
   maxBodySize,
   fallbackReason,
-  BODY_DROPPED,
   headerFirst,
   writeReason,
   tailReason,

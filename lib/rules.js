@@ -79,21 +79,26 @@ function isBodylessStatus (code) {
   return code === 204 || code === 304 || (code >= 100 && code <= 199)
 }
 
-// Why write() or uncork() leaves chunks to Node where no FALLBACK value
-// says it: Content-Length framing (one write already), an empty chunk
-// (passed through unframed), a header not rendered yet (rendered as
-// write_() does, then asked again).
-const WRITE = Object.freeze({
+// Every answer of the deciders and writers: FALLBACK, what stats().reasons
+// counts, and the answers the shim acts on without counting a fallback.
+const REASON = Object.freeze({
+  ...FALLBACK,
+  BODY_DROPPED: 'body-dropped', // native: Node drops end()'s body (HEAD, 1xx, 204, 304)
+  RENDER_BY_NODE: 'render-by-node', // native, once Node's _storeHeader() rendered the header
+  REPORT: 'report', // native: Node's end() meets the error a direct write met
+  // write() or uncork() leaves chunks to Node: Content-Length framing (one
+  // write already), an empty chunk (passed through unframed), a header not
+  // rendered yet (rendered as write_() does, then asked again), no chunks
+  // held or the response stays corked.
   LENGTH_FRAMING: 'length-framing',
   EMPTY_CHUNK: 'empty-chunk',
   HEADER_PENDING: 'header-pending',
-  // uncork(): no chunks held, or the response stays corked.
   NOTHING_HELD: 'nothing-held'
 })
 
 module.exports = {
   FALLBACK,
-  WRITE,
+  REASON,
   DEFAULT_MAX_BODY,
   COPY_MAX_BODY,
   httpDebug,

@@ -8,7 +8,7 @@
 const binding = require('./binding.js')
 const internals = require('./internals.js')
 const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('./codes.js')
-const { COPY_MAX_BODY } = require('./rules.js')
+const { COPY_MAX_BODY, REASON } = require('./rules.js')
 
 // Read once: the globals `process` and `Buffer` are getters. nextTick is
 // still looked up on the process object per call, as Node's own modules do.
@@ -22,17 +22,6 @@ const { latin1Slice } = Buffer.prototype
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
 const getBuffer = Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get
 const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get
-// What send() and sendWaiting() return besides 0 and the core's rejection
-// codes: a body above COPY_MAX_BODY that no direct write took (Node's own
-// end() writes it without a copy); a write of an encoding but utf8 or
-// latin1; a kernel buffer that took nothing; a pending socket error that
-// failed the write; a first waiting write without the header block (it
-// went out on an earlier tick).
-const SEND_TOO_LARGE = -1
-const SEND_ENCODING = -2
-const SEND_BUSY = -3
-const SEND_REPORT = -4
-const SEND_HEADER_GONE = -5
 // Constants of this file: read per response.
 const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, CHECK: KEY_CHECK, STRING: KEY_STRING, BYTES: KEY_BYTES,
@@ -40,6 +29,11 @@ const {
 } = KEY
 const { WHOLE, REJECTED, FAILED } = SENT
 const { ENONASCII } = ERRORS
+
+// The reason for a rejection code of the core's.
+function rejected (code) {
+  return code === ENONASCII ? REASON.NON_ASCII : REASON.INVALID
+}
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
 // with the rest through socket.write().
@@ -263,8 +257,8 @@ class Message {
  * costs more than all else the native path does
  * (benchmark/build-message.js). One unit (docs/architecture.md, "The
  * inlining budget").
- * @returns {number} 0 when sent, SEND_TOO_LARGE, or the core's rejection
- *   code (nothing was sent or changed; Node's own end() must continue)
+ * @returns {string|null} null when sent, else the reason (nothing was sent
+ *   or changed; Node's own end() must continue)
  */
 function send (res, message, callback) {
   // Read before anything of the user's can run: a response ended from
@@ -291,7 +285,7 @@ function send (res, message, callback) {
   }
   const total = chunked ? size + bodyLength + chunkFraming(bodyLength) : size + bodyLength
   // Above the high-water mark the two counts would disagree on 'drain'.
-  if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return ENONASCII
+  if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return REASON.NON_ASCII
   // -1 repeats the digits C kept for the slot. (The typeof first: a strict
   // comparison of a number or a string with -1 would otherwise be a call.)
   const repeat = typeof contentLength === 'number' && contentLength === -1
@@ -305,7 +299,7 @@ function send (res, message, callback) {
     const checked = bodyLength > COPY_MAX_BODY ? key | KEY_CHECK : key
     const result = binding.sendCached(handle.fd, checked, contentLength, chunk || undefined)
     const outcome = sendOutcome(result)
-    if (outcome === REJECTED) return sendDetail(result)
+    if (outcome === REJECTED) return rejected(sendDetail(result))
     if (outcome === FAILED) failed = sendDetail(result)
     written = outcome === WHOLE ? total : outcome === FAILED ? 0 : sendDetail(result)
   }
@@ -333,7 +327,7 @@ function send (res, message, callback) {
   // end() then emits 'prefinish' (finishSent()), once the caller counted
   // the response: a listener may throw.
   res.finished = true
-  return 0
+  return null
 }
 
 // send() where no direct write took the whole message. `unsent`: the
@@ -353,7 +347,7 @@ function sendRest (res, message, callback, unsent) {
   if (bodyLength > COPY_MAX_BODY) {
     // Node's own end() meets the same full buffer or pending error,
     // without copying the body first.
-    if (written <= 0) return SEND_TOO_LARGE
+    if (written <= 0) return REASON.BODY_TOO_LARGE
     if (written >= head.length && !chunked && nodeLength === -1) {
       rest = bodyRest(chunk, written - head.length, bodyLength)
     }
@@ -361,13 +355,13 @@ function sendRest (res, message, callback, unsent) {
   if (rest === null && message.slot < 0 && !chunk && !chunked) {
     // Node's end() writes the string alone, and so does this.
     const code = binding.checkHead(head, message.lines)
-    if (code !== 0) return code
+    if (code !== 0) return rejected(code)
   } else if (rest === null) {
     out = allocUnsafe(total)
     const code = message.slot >= 0
       ? binding.fillCached(out, unsent.key, message.contentLength, chunk || undefined)
       : binding.fillFromHead(out, head, message.lines, chunk || undefined, message.flags)
-    if (code !== 0) return code
+    if (code !== 0) return rejected(code)
   }
   const socket = res.socket
   const handle = message.handle
@@ -383,7 +377,7 @@ function sendRest (res, message, callback, unsent) {
     writeMessage(socket, handle, data, unsent, onWrite)
   }
   res.finished = true
-  return 0
+  return null
 }
 
 // What end() leaves on the response once its write is under way, in
@@ -466,7 +460,7 @@ function finishSent (res) {
  * `contentLength`. The caller counts the response first: a 'prefinish'
  * listener may throw. Inlined into its caller (docs/architecture.md, "The
  * inlining budget").
- * @returns {number} as send(); when not 0 the slot's Content-Length digits
+ * @returns {string|null} as send(); when a reason, the slot's Content-Length digits
  *   are forgotten (C may have stopped before it read them)
  */
 function sendEnd (res, message, callback) {
@@ -474,23 +468,23 @@ function sendEnd (res, message, callback) {
   // Copying a body above COPY_MAX_BODY into one Buffer with the header
   // costs more than Node's own path: it goes out only in a direct write.
   const handle = slot >= 0 ? directHandle(res.socket) : null
-  if (message.bodyLength > COPY_MAX_BODY && handle === null) return SEND_TOO_LARGE
+  if (message.bodyLength > COPY_MAX_BODY && handle === null) return REASON.BODY_TOO_LARGE
   message.handle = handle
   // C frames the body of a chunked block; it has no Content-Length.
   message.contentLength = slot >= 0 && (message.flags & FLAGS.CHUNKED) === 0
     ? message.block.lengthArgument()
     : 0
-  const code = send(res, message, callback)
-  if (code !== 0) {
+  const reason = send(res, message, callback)
+  if (reason !== null) {
     if (slot >= 0) message.block.forgetLength()
-    return code
+    return reason
   }
   // The record outlives the response (test/retention.test.js); cleared
   // before 'prefinish', whose listener may throw.
   message.body = null
   message.handle = null
   finishSent(res)
-  return 0
+  return null
 }
 
 // --- the writes waiting on the socket's cork ---------------------------------
@@ -657,11 +651,7 @@ module.exports = {
   Message,
   CRLF_BUF,
   JOIN_MAX,
-  SEND_TOO_LARGE,
-  SEND_BUSY,
-  SEND_REPORT,
-  SEND_ENCODING,
-  SEND_HEADER_GONE,
+  rejected,
   countLines,
   send,
   finishSent,

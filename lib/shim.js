@@ -14,25 +14,20 @@ const render = require('./render.js')
 const writeHeadShim = require('./write-head.js')
 const headers = require('./headers.js')
 const patches = require('./patches.js')
-const { FLAGS, ERRORS } = require('./codes.js')
-const { FALLBACK, WRITE } = require('./rules.js')
+const { FLAGS } = require('./codes.js')
+const { FALLBACK, REASON } = require('./rules.js')
 const {
-  Message, SEND_TOO_LARGE, SEND_BUSY, SEND_REPORT, SEND_ENCODING, SEND_HEADER_GONE, countLines, sendEnd,
-  finishSent, reportingWrites, tcpHandle, directCounts, resetDirectStats
+  Message, countLines, sendEnd, finishSent, reportingWrites, tcpHandle, directCounts, resetDirectStats
 } = require('./send.js')
 const { writeChunk, endAfterWrites } = require('./protocol/chunked20.js')
 const { flushChunks } = require('./protocol/chunked24.js')
 const { sendWaiting } = require('./protocol/streamed.js')
 
 const debug = util.debuglog('http-oneshot')
-const { ENONASCII } = ERRORS
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
 const debugEnabled = debug.enabled
 
-const {
-  BODY_DROPPED, maxBodySize, fallbackReason, writeReason, tailReason, uncorkReason, streamedReason
-} = decide
-const { RENDER_BY_NODE } = render
+const { maxBodySize, fallbackReason, writeReason, tailReason, uncorkReason, streamedReason } = decide
 
 // end() calls by path (and fallback reason); write() calls by path.
 const stats = { native: 0, fallback: 0, reasons: reasonCounts(), writes: { native: 0, fallback: 0 } }
@@ -106,7 +101,7 @@ function bodyLength (chunk, encoding) {
 }
 
 // The native end(): measures the body; endWithHeader() sends it. `block`:
-// lib/render.js takeBlock(); `dropped`: BODY_DROPPED. False when Node's own
+// lib/render.js takeBlock(); `dropped`: REASON.BODY_DROPPED. False when Node's own
 // end() must run (on a header maybe rendered, which it continues from).
 function nativeEnd (res, chunk, encoding, callback, block, dropped) {
   let flags = 0
@@ -132,7 +127,7 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
     }
     len = guessed ? chunk.length : bodyLength(chunk, encoding)
     if (len > maxBodySize()) {
-      count(FALLBACK.BODY_TOO_LARGE, res)
+      count(REASON.BODY_TOO_LARGE, res)
       return false
     }
     // Text that is not ASCII goes out as UTF-8, head included, as Node
@@ -201,13 +196,13 @@ function endWithHeader (res, callback, len, guessed) {
   // Counted first: sendEnd() ends with 'prefinish', whose listener may
   // throw.
   stats.native++
-  const code = sendEnd(res, m, callback)
-  return code === 0 || sentAgain(res, m, callback, code, guessed)
+  const reason = sendEnd(res, m, callback)
+  return reason === null || sentAgain(res, m, callback, reason, guessed)
 }
 
 /**
  * endWithHeader() when renderFresh() did not render: Node's own renderer
- * writes the header (RENDER_BY_NODE), or the response falls back with the
+ * writes the header (REASON.RENDER_BY_NODE), or the response falls back with the
  * reason returned. Off the common path (docs/architecture.md, "The
  * inlining budget").
  * @param {number} previousLength `res._contentLength` before endWithHeader()
@@ -216,13 +211,13 @@ function endWithHeader (res, callback, len, guessed) {
  * the fallback was counted
  */
 function renderedByNode (res, fresh, previousLength, chunk) {
-  if (fresh === RENDER_BY_NODE && decide.nodeRenderedString(res, chunk, null)) {
+  if (fresh === REASON.RENDER_BY_NODE && decide.nodeRenderedString(res, chunk, null)) {
     // Left to Node before it renders (lib/decide.js slicedString).
     res._contentLength = previousLength
-    count(FALLBACK.NODE_RENDERED, res)
+    count(REASON.NODE_RENDERED, res)
     return false
   }
-  if (fresh !== RENDER_BY_NODE) {
+  if (fresh !== REASON.RENDER_BY_NODE) {
     res._contentLength = previousLength
     count(fresh, res)
     return false
@@ -232,7 +227,7 @@ function renderedByNode (res, fresh, previousLength, chunk) {
   // the renderer keeps no hand-off.
   render.takeBlock(res)
   if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
-    count(FALLBACK.CHUNKED, res)
+    count(REASON.CHUNKED, res)
     return false
   }
   return true
@@ -240,37 +235,35 @@ function renderedByNode (res, fresh, previousLength, chunk) {
 
 /**
  * endWithHeader() after sendEnd() refused `m` (unsent, nothing of the
- * user's ran) with `code`: sends it once more where the refusal came from
+ * user's ran) for `reason`: sends it once more where the refusal came from
  * a guess about the text, or counts the fallback. Off the common path, as
  * renderedByNode().
  * @returns {boolean} true when the message went out, false when Node's
  * own end() must run (the fallback counted)
  */
-function sentAgain (res, m, callback, code, guessed) {
+function sentAgain (res, m, callback, reason, guessed) {
   const flags = m.flags
-  if (code === ENONASCII && guessed) {
+  if (reason === REASON.NON_ASCII && guessed) {
     // Text that is not ASCII: measured now, and checked as it would have
     // been had it been measured first.
     const len = byteLength(m.body, 'utf8')
     if (len > maxBodySize()) {
-      code = SEND_TOO_LARGE
+      reason = REASON.BODY_TOO_LARGE
     } else {
       m.bodyLength = len
       m.flags = flags & ~FLAGS.ASCII_ONLY
-      code = sendEnd(res, m, callback)
+      reason = sendEnd(res, m, callback)
     }
-  } else if (code === ENONASCII && m.slot < 0 && (flags & FLAGS.CHUNKED) === 0 &&
+  } else if (reason === REASON.NON_ASCII && m.slot < 0 && (flags & FLAGS.CHUNKED) === 0 &&
       (flags & FLAGS.ASCII_ONLY) !== 0) {
     // A block Node rendered with latin1 values before ASCII text: Node
     // merges the two and writes them as UTF-8, and so does C now.
     m.flags = FLAGS.HEAD_UTF8
-    code = sendEnd(res, m, callback)
+    reason = sendEnd(res, m, callback)
   }
-  if (code === 0) return true
+  if (reason === null) return true
   stats.native--
-  count(code === SEND_TOO_LARGE
-    ? FALLBACK.BODY_TOO_LARGE
-    : code === ENONASCII ? FALLBACK.NON_ASCII : FALLBACK.INVALID, res)
+  count(reason, res)
   return false
 }
 
@@ -302,10 +295,10 @@ function end (chunk, encoding, callback) {
   // A response without a header has no block: its end() enters
   // lib/render.js only to render it.
   let block = this._header === null ? null : render.takeBlock(this)
-  let reason = nodeEnd !== legacyEnd ? FALLBACK.PATCHED : fallbackReason(this, c, e, block)
-  if (reason === FALLBACK.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
+  let reason = nodeEnd !== legacyEnd ? REASON.PATCHED : fallbackReason(this, c, e, block)
+  if (reason === REASON.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
     if (!renderFirst(this, c, e)) {
-      count(FALLBACK.PATCHED, this)
+      count(REASON.PATCHED, this)
       return endByNode(endAfterHeaderCall, nodeEnd, this, arguments)
     }
     // The decision again, on what the wrapper left.
@@ -313,20 +306,20 @@ function end (chunk, encoding, callback) {
     reason = fallbackReason(this, c, e, block)
   }
   let counted = reason
-  if (reason === null || reason === BODY_DROPPED) {
-    if (nativeEnd(this, c, e, cb, block, reason === BODY_DROPPED)) return this
+  if (reason === null || reason === REASON.BODY_DROPPED) {
+    if (nativeEnd(this, c, e, cb, block, reason === REASON.BODY_DROPPED)) return this
     releaseMessage()
     return this._header === null
       ? endByNode(callNodeEnd, nodeEnd, this, arguments)
       : nodeEnd.apply(this, arguments)
   }
-  if (reason === FALLBACK.HEADERS_SENT && this.chunkedEncoding === false) {
+  if (reason === REASON.HEADERS_SENT && this.chunkedEncoding === false) {
     // write()s with Content-Length framing (h3, hapi, send, pipe()).
     counted = endStreamed(this, c, e, cb, block)
     if (counted === null) return this
-    if (counted === REPORT) return endReporting(this, nodeEnd, arguments)
+    if (counted === REASON.REPORT) return endReporting(this, nodeEnd, arguments)
   }
-  if ((reason === FALLBACK.HEADERS_SENT || (reason === FALLBACK.SOCKET_BUSY && heldTail)) &&
+  if ((reason === REASON.HEADERS_SENT || (reason === REASON.SOCKET_BUSY && heldTail)) &&
       tailEnd && (c || this.chunkedEncoding === true) && (!heldTail || heldUncork(this)) &&
       tailReason(this, c, e) === null) {
     // end() after write(): the writes waiting on the cork joined. Without
@@ -371,37 +364,27 @@ function endStreamed (res, chunk, encoding, callback, block) {
   const reason = streamedReason(res, chunk, encoding, block)
   if (reason !== null) return reason
   // 22+'s end() calls the response's uncork(), the shim's on 24.22+.
-  if (res.uncork !== legacyUncork && !heldUncork(res)) return FALLBACK.PATCHED
+  if (res.uncork !== legacyUncork && !heldUncork(res)) return REASON.PATCHED
   const handle = tcpHandle(res.socket)
-  if (handle === null) return FALLBACK.STREAMED
+  if (handle === null) return REASON.STREAMED
   const m = message
   m.slot = block.slot
   m.contentLength = block.lengthArgument()
   m.handle = handle
-  const code = sendWaiting(res, m, chunk, encoding, callback)
+  const sent = sendWaiting(res, m, chunk, encoding, callback)
   // endReporting() still needs the handle.
   m.body = null
-  if (code !== SEND_REPORT) m.handle = null
-  if (code === 0) {
+  if (sent !== REASON.REPORT) m.handle = null
+  if (sent === null) {
     stats.native++
     finishSent(res)
     return null
   }
   // C may have stopped before it read the length.
   block.forgetLength()
-  if (code === SEND_REPORT) {
-    stats.native++
-    return REPORT
-  }
-  if (code === SEND_HEADER_GONE) return FALLBACK.HEADERS_SENT
-  if (code === SEND_BUSY) return FALLBACK.SOCKET_BUSY
-  if (code === SEND_TOO_LARGE) return FALLBACK.BODY_TOO_LARGE
-  if (code === ENONASCII) return FALLBACK.NON_ASCII
-  return code === SEND_ENCODING ? FALLBACK.ENCODING : FALLBACK.INVALID
+  if (sent === REASON.REPORT) stats.native++
+  return sent
 }
-
-// endStreamed(): Node's own end() must meet the error a direct write met.
-const REPORT = 'report'
 
 // Node's own end() after a pending socket error failed endStreamed()'s
 // direct write: the socket's handle answers its write with that error.
@@ -481,8 +464,8 @@ function write (chunk, encoding, callback) {
     cb = e
     e = null
   }
-  let reason = nodeWrite !== legacyWrite ? FALLBACK.PATCHED : writeReason(this, chunk, e)
-  if (reason === WRITE.HEADER_PENDING) {
+  let reason = nodeWrite !== legacyWrite ? REASON.PATCHED : writeReason(this, chunk, e)
+  if (reason === REASON.HEADER_PENDING) {
     // write_() renders the header after the checks writeReason() made.
     this._implicitHeader()
     reason = writeReason(this, chunk, e)
@@ -501,12 +484,12 @@ function write (chunk, encoding, callback) {
 function uncork () {
   const nodeUncork = OutgoingMessage.prototype.uncork
   if (installed) {
-    const reason = nodeUncork !== legacyUncork ? FALLBACK.PATCHED : uncorkReason(this)
+    const reason = nodeUncork !== legacyUncork ? REASON.PATCHED : uncorkReason(this)
     if (reason === null) {
       stats.writes.native += flushChunks(this)
       return
     }
-    if (reason !== WRITE.NOTHING_HELD) {
+    if (reason !== REASON.NOTHING_HELD) {
       stats.writes.fallback += this[internals.kChunkedBuffer].length / 3
       if (debugEnabled) debug('uncork() by Node: %s', reason)
     }
@@ -560,7 +543,7 @@ module.exports = {
   // (left for its end() to take), null for either native answer.
   fallbackReason: (res, chunk, encoding) => {
     const reason = fallbackReason(res, chunk, encoding, res ? render.blockOf(res) : null)
-    return reason === BODY_DROPPED ? null : reason
+    return reason === REASON.BODY_DROPPED ? null : reason
   },
   end,
   install,

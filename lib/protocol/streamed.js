@@ -11,11 +11,10 @@
 
 const binding = require('../binding.js')
 const internals = require('../internals.js')
-const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('../codes.js')
-const { COPY_MAX_BODY } = require('../rules.js')
+const { FLAGS, KEY, SENT, sendOutcome, sendDetail } = require('../codes.js')
+const { COPY_MAX_BODY, REASON } = require('../rules.js')
 const {
-  SEND_TOO_LARGE, SEND_ENCODING, SEND_BUSY, SEND_REPORT, SEND_HEADER_GONE, countDirect, markNeedDrain,
-  afterDirectWrite, writeRestCounted, bodyRest, directStats
+  rejected, countDirect, markNeedDrain, afterDirectWrite, writeRestCounted, bodyRest, directStats
 } = require('../send.js')
 
 const processObject = process
@@ -28,7 +27,6 @@ const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY
 } = KEY
 const { WHOLE, REJECTED, FAILED } = SENT
-const { ENONASCII } = ERRORS
 
 // Beyond this, Node's writev, which copies nothing, costs less.
 const JOIN_BODY_MAX = COPY_MAX_BODY
@@ -45,21 +43,23 @@ function partClass (chunk, encoding) {
  * waiting on the cork (the first holds the header `head`) and end()'s
  * chunk: one part as it is, several as one string where all are text of
  * one class, else copied into one Buffer.
- * @returns {number} 0, ENONASCII (UTF-8 text that is not ASCII),
- *   SEND_TOO_LARGE, SEND_ENCODING or SEND_HEADER_GONE
+ * @returns {string|null} null, or the reason Node's own end() must run:
+ *   the first write lost the header (it went out on an earlier tick), an
+ *   encoding but utf8 or latin1, too many bytes to join, UTF-8 text that
+ *   is not ASCII
  */
 function waitingBody (buffered, head, chunk, encoding, m) {
   const first = buffered[0].chunk
   const last = chunk ? buffered.length + 1 : buffered.length
   let body = first === head ? null : stringSlice.call(first, head.length)
-  if (body !== null && stringSlice.call(first, 0, head.length) !== head) return SEND_HEADER_GONE
+  if (body !== null && stringSlice.call(first, 0, head.length) !== head) return REASON.HEADERS_SENT
   let cls = body === null ? null : partClass(body, buffered[0].encoding)
   let length = body === null ? 0 : body.length
   let parts = body === null ? 0 : 1
   for (let i = 1; i < last; i++) {
     const part = i < buffered.length ? buffered[i].chunk : chunk
     const partCls = partClass(part, i < buffered.length ? buffered[i].encoding : encoding)
-    if (partCls === null) return SEND_ENCODING
+    if (partCls === null) return REASON.ENCODING
     if (part.length === 0) continue
     length += part.length
     if (parts++ === 0) {
@@ -69,10 +69,10 @@ function waitingBody (buffered, head, chunk, encoding, m) {
       cls = 'copy'
     }
   }
-  if (parts > 1 && length > JOIN_BODY_MAX) return SEND_TOO_LARGE
+  if (parts > 1 && length > JOIN_BODY_MAX) return REASON.BODY_TOO_LARGE
   if (cls === 'copy') {
     body = copyParts(buffered, head, chunk, encoding, length)
-    if (body === null) return ENONASCII
+    if (body === null) return REASON.NON_ASCII
   } else if (parts > 1) {
     body = joinParts(buffered, head, chunk)
   }
@@ -84,7 +84,7 @@ function waitingBody (buffered, head, chunk, encoding, m) {
   } else {
     m.flags = cls === 'utf8' ? FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY | FLAGS.HEAD_ONE_BYTE : FLAGS.HEAD_ONE_BYTE
   }
-  return 0
+  return null
 }
 
 function joinParts (buffered, head, chunk) {
@@ -122,18 +122,17 @@ function copyParts (buffered, head, chunk, encoding, length) {
  * cork, once lib/decide.js streamedReason() said yes: the cached block with
  * their body and `chunk`'s in one direct write.
  * @param {Message} m slot, contentLength and handle filled by the caller
- * @returns {number} 0 when sent (whole or in part); SEND_TOO_LARGE,
- *   SEND_BUSY, SEND_ENCODING, or the core's rejection: nothing was sent or
- *   changed; or SEND_REPORT: Node's own end() must then run inside
- *   reportingWrites()
+ * @returns {string|null} null when sent (whole or in part); REPORT: Node's
+ *   own end() must run inside reportingWrites(); else the reason, nothing
+ *   sent or changed
  */
 function sendWaiting (res, m, chunk, encoding, callback) {
   const socket = res.socket
   const state = socket._writableState
   const buffered = state.buffered
   const head = res._header
-  const code = waitingBody(buffered, head, chunk, encoding, m)
-  if (code !== 0) return code
+  const reason = waitingBody(buffered, head, chunk, encoding, m)
+  if (reason !== null) return reason
   const body = m.body === null || m.bodyLength === 0 ? undefined : m.body
   const contentLength = m.contentLength
   const repeat = typeof contentLength === 'number' && contentLength === -1
@@ -141,14 +140,14 @@ function sendWaiting (res, m, chunk, encoding, callback) {
     (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   const result = binding.sendCached(m.handle.fd, key, contentLength, body)
   const outcome = sendOutcome(result)
-  if (outcome === REJECTED) return sendDetail(result)
+  if (outcome === REJECTED) return rejected(sendDetail(result))
   if (outcome === FAILED) {
     m.failed = sendDetail(result)
-    return SEND_REPORT
+    return REASON.REPORT
   }
   const total = head.length + m.bodyLength
   const written = outcome === WHOLE ? total : sendDetail(result)
-  if (written === 0) return SEND_BUSY
+  if (written === 0) return REASON.SOCKET_BUSY
   // What Node's end() adds to the writes waiting: end()'s chunk.
   const chars = state.length + (chunk ? chunk.length : 0)
   takeWaiting(socket, state, buffered.length)
@@ -167,7 +166,7 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   }
   res[kCorked] = 0
   res.finished = true
-  return 0
+  return null
 }
 
 // The state as Node's end() leaves it once its writev of `count` waiting
