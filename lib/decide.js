@@ -53,7 +53,7 @@ function writtenAsIs (chunk) {
   }
 }
 
-const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, kChunkedBuffer, Socket } =
+const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } =
   internals === null ? {} : internals
 // A writable net.Socket (not a subclass) is not destroyed and keeps its
 // handle under a symbol: three megamorphic getter loads saved.
@@ -336,25 +336,6 @@ function chunkReason (res, chunk, encoding) {
   return null
 }
 
-// Whether res.write() may send a chunk in fewer socket writes (lib/send.js
-// writeChunk()): chunked framing, where internals.chunkedWrite (Node 20's
-// write(), without which the shim's write() and tailReason() do not run).
-function writeReason (res, chunk, encoding) {
-  // NODE_DEBUG=http: write_() prints its result.
-  if (httpDebug) return REASON.DEBUG
-  const early = chunkReason(res, chunk, encoding)
-  if (early !== null) return early
-  if (res._header === null) return REASON.HEADER_PENDING
-  if (typeof res._header !== 'string') return REASON.INVALID
-  if (res._hasBody !== true) return REASON.NO_BODY_STATUS
-  if (res.chunkedEncoding !== true) return REASON.LENGTH_FRAMING
-  if (chunk.length === 0) return REASON.EMPTY_CHUNK
-  const ready = writeReadyReason(res, res.socket, WAIT_SOCKET)
-  if (ready !== null) return ready
-  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
-  return null
-}
-
 // What end() checks before it writes once write() sent the header: Node's
 // Writable checks the encoding of a Uint8Array chunk too.
 function sentHeaderReason (res, chunk, encoding) {
@@ -368,153 +349,6 @@ function sentHeaderReason (res, chunk, encoding) {
   if (res.strictContentLength) return REASON.STRICT_CONTENT_LENGTH
   if (typeof res._header !== 'string') return REASON.INVALID
   return res._hasBody !== true ? REASON.NO_BODY_STATUS : null
-}
-
-// Whether writes wait on the socket's cork.
-function corkHolds (state) {
-  return state.corked !== 0 && Array.isArray(state.buffered) && state.buffered.length > state.bufferedIndex
-}
-
-/**
- * Whether end() after a write() that sent the header may send in fewer
- * writes (lib/send.js endAfterWrites()), where end() is Node 20's: a chunk
- * with chunked framing where write() would (writeReason()), else while a
- * write waits on the socket's cork; no chunk, with chunked framing, while
- * writes wait on the cork. Only null matters: end() counts its own reason.
- * @returns {string|null}
- */
-function tailReason (res, chunk, encoding) {
-  if (internals.chunkedUncork) return heldTailReason(res, chunk, encoding)
-  if (res.chunkedEncoding === true) {
-    // end() writes '0', the trailers and CRLF as one latin1 string, joined
-    // with the chunks write() left waiting on the cork.
-    const reason = chunk ? writeReason(res, chunk, encoding) : writeReason(res, '0', undefined)
-    if (reason !== null) return reason
-    if (typeof res._trailer !== 'string') return REASON.TRAILERS
-    if (!chunk && !corkHolds(res.socket._writableState)) return REASON.NOTHING_HELD
-    return res.uncork !== resUncork ? REASON.PATCHED : null
-  }
-  if (!chunk) return REASON.NOTHING_HELD
-  const early = sentHeaderReason(res, chunk, encoding)
-  if (early !== null) return early
-  if (res.chunkedEncoding !== false) return REASON.INVALID
-  const socket = res.socket
-  const ready = writeReadyReason(res, socket, WAIT_SOCKET)
-  if (ready !== null) return ready
-  // Node's end() adds two writes (the chunk, then an empty one carrying
-  // 'finish') to at least one waiting on the cork, which the socket joins
-  // in one writev, as the one write does; alone it would be a plain write,
-  // which reports a failure otherwise (bytesWritten).
-  if (!corkHolds(socket._writableState)) return REASON.NOTHING_HELD
-  // Node 22's end() calls the response's uncork().
-  if (res.uncork !== resUncork) return REASON.PATCHED
-  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
-  return null
-}
-
-// tailReason() where end() and write_() are Node 24.22's and 26.10's
-// (internals.chunkedUncork); the caller checked res.uncork() is the shim's.
-function heldTailReason (res, chunk, encoding) {
-  const early = sentHeaderReason(res, chunk, encoding)
-  if (early !== null) return early
-  const socket = res.socket
-  const ready = writeReadyReason(res, socket, WAIT_HELD)
-  if (ready !== null) return ready
-  const held = res[kChunkedBuffer]
-  const corked = res[kCorked]
-  if (!Array.isArray(held) || held.length % 3 !== 0 || typeof corked !== 'number' || corked < 0) {
-    return REASON.INVALID
-  }
-  if (res.chunkedEncoding === true) {
-    // end() writes '0', the trailers and CRLF as one latin1 string.
-    if (typeof res._trailer !== 'string') return REASON.TRAILERS
-    if (corked !== 0) {
-      // write_() holds end()'s chunk as a Buffer (a plain Uint8Array
-      // becomes a view); uncork() sends what is held. Without a chunk
-      // end() sends it with the socket as corked as write_() left it.
-      if (chunk) {
-        if (isUint8Array(chunk) && !(chunk instanceof Buffer)) return REASON.CHUNK_TYPE
-        // An empty chunk joins held chunks only; alone write_() sends it
-        // (with the header) as a write of its own.
-        return chunk.length === 0 && held.length === 0 ? REASON.EMPTY_CHUNK : null
-      }
-      return held.length === 0 || socket._writableState.corked === 0 ? REASON.NOTHING_HELD : null
-    }
-    // Sent by write_() as it comes, after everything before it.
-    if (!chunk || held.length !== 0 || res._headerSent !== true) return REASON.NOTHING_HELD
-    if (chunk.length === 0) return REASON.EMPTY_CHUNK
-    return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
-  }
-  if (res.chunkedEncoding !== false) return REASON.INVALID
-  // Without chunked framing write_() holds nothing; the chunk carries
-  // 'finish' (and end() without one writes an empty string or waits a tick).
-  if (!chunk || held.length !== 0 || res._headerSent !== true) return REASON.NOTHING_HELD
-  return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
-}
-
-/**
- * Whether end(chunk) after write()s with Content-Length framing may send
- * what waits on the socket's cork in one direct write (lib/send.js
- * sendWaiting()): every write since the header waits in the one cork
- * write_() took, nothing else is pending, and the renderer cached the block.
- * @param {object|null} block lib/render.js blockOf() for `res`
- * @returns {string|null} null to send it, else the reason end() counts
- */
-function streamedReason (res, chunk, encoding, block) {
-  if (httpDebug) return REASON.DEBUG
-  const early = chunkReason(res, chunk || '', chunk ? encoding : undefined)
-  if (early !== null) return early
-  if (typeof res._header !== 'string' || res._hasBody !== true) return REASON.HEADERS_SENT
-  const socket = res.socket
-  // (A fake socket, as fastify.inject()'s: the header went out there.)
-  if (!socket || !(socket instanceof Socket)) return REASON.HEADERS_SENT
-  const waiting = waitingReason(res, socket._writableState)
-  if (waiting !== null) return waiting
-  // Before the socket's other checks: a block Node rendered then costs
-  // Node's own end() and little more.
-  if (block === null || block.slot < 0 || block.chunked) return REASON.STREAMED
-  const socketFailure = socketReason(res, socket, WAIT_HELD)
-  if (socketFailure !== null) return socketFailure
-  // (The caller checks res.uncork(), which 22+'s end() calls.)
-  if (methodsPatched(res, socket)) return REASON.PATCHED
-  if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
-  return null
-}
-
-// Whether the writes waiting on the socket's cork (`state`) are all of
-// `res` since its header, which the first holds, and nothing else pends.
-function waitingReason (res, state) {
-  const buffered = state.buffered
-  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 ||
-      state.bufferedIndex !== 0) {
-    return REASON.HEADERS_SENT
-  }
-  if (state.writing || state.objectMode || state.errored !== null || state.ending ||
-      state.pendingcb !== buffered.length) {
-    return REASON.SOCKET_BUSY
-  }
-  // That a merged string begins with the header lib/send.js checks as it
-  // takes the body: V8 reads a cons string's chars one by one.
-  const first = buffered[0].chunk
-  const head = res._header
-  if (first !== head && (typeof first !== 'string' || first.length <= head.length)) {
-    return REASON.HEADERS_SENT
-  }
-  return null
-}
-
-// Whether res.uncork() may send the chunks a response holds (kChunkedBuffer,
-// where internals.chunkedUncork) in fewer socket writes: when Node's
-// uncork() would send them now, straight to the socket it owns.
-function uncorkReason (res) {
-  const buffered = res[kChunkedBuffer]
-  if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 ||
-      buffered.length % 3 !== 0) {
-    return REASON.NOTHING_HELD
-  }
-  if (res.destroyed) return REASON.DESTROYED
-  if (res.chunkedEncoding !== true || typeof res._header !== 'string') return REASON.INVALID
-  return writeReadyReason(res, res.socket, WAIT_HELD)
 }
 
 // Whether end(), told PATCHED, may make the calls Node's end() starts with
@@ -534,10 +368,14 @@ module.exports = {
   maxBodySize,
   fallbackReason,
   headerFirst,
-  writeReason,
-  tailReason,
-  streamedReason,
-  uncorkReason,
+  WAIT_SOCKET,
+  WAIT_HELD,
+  writtenAsIs,
+  socketReason,
+  writeReadyReason,
+  methodsPatched,
+  chunkReason,
+  sentHeaderReason,
   slicedString,
   nodeRenderedString,
   setEndMethods

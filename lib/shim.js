@@ -19,15 +19,15 @@ const { FALLBACK, REASON } = require('./rules.js')
 const {
   Message, countLines, sendEnd, finishSent, reportingWrites, tcpHandle, directCounts, resetDirectStats
 } = require('./send.js')
-const { writeChunk, endAfterWrites } = require('./protocol/chunked20.js')
-const { flushChunks } = require('./protocol/chunked24.js')
-const { sendWaiting } = require('./protocol/streamed.js')
+const { writeReason, writeChunk, tailReason, endAfterWrites } = require('./protocol/chunked20.js')
+const { uncorkReason, flushChunks } = require('./protocol/chunked24.js')
+const { streamedReason, sendWaiting } = require('./protocol/streamed.js')
 
 const debug = util.debuglog('http-oneshot')
 // Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
 const debugEnabled = debug.enabled
 
-const { maxBodySize, fallbackReason, writeReason, tailReason, uncorkReason, streamedReason } = decide
+const { maxBodySize, fallbackReason } = decide
 
 // end() calls by path (and fallback reason); write() calls by path.
 const stats = { native: 0, fallback: 0, reasons: reasonCounts(), writes: { native: 0, fallback: 0 } }

@@ -15,12 +15,18 @@
 const { byteLength } = Buffer
 const internals = require('../internals.js')
 const { CRLF_BUF, JOIN_MAX, nop, finishCallback, finishSent, writeWaiting, joinWaiting } = require('../send.js')
-const { endHeld } = require('./chunked24.js')
+const { endHeld, heldTailReason } = require('./chunked24.js')
+const {
+  WAIT_SOCKET, writtenAsIs, writeReadyReason, chunkReason, sentHeaderReason
+} = require('../decide.js')
+const { REASON, httpDebug } = require('../rules.js')
 
 const processObject = process
 const protocol = internals === null ? null : internals.protocol
 const kNeedDrain = internals === null ? null : internals.kNeedDrain
 const kCorked = internals === null ? null : internals.kCorked
+// Node's OutgoingMessage#uncork, which 22+'s end() calls.
+const resUncork = internals === null ? null : internals.uncork
 // Where write_() holds chunks on a corked response (Node 24.22+, 26.10+).
 const heldChunks = internals !== null && internals.chunkedUncork === true
 
@@ -66,7 +72,7 @@ function writeSized (socket, line, chunk, encoding, len, merged) {
 }
 
 // write_() for one non-empty chunk of a chunked response, once
-// lib/decide.js writeReason() said yes; returns what write() returns.
+// writeReason() said yes; returns what write() returns.
 function writeChunk (res, chunk, encoding, callback) {
   const socket = res.socket
   const len = chunkBytes(chunk, encoding)
@@ -101,7 +107,7 @@ function writeChunk (res, chunk, encoding, callback) {
 // (Node 24.22+) ends through lib/protocol/chunked24.js endHeld().
 
 /**
- * end() after write() calls, once lib/decide.js tailReason() said yes.
+ * end() after write() calls, once tailReason() said yes.
  * @param {string|Uint8Array|null|undefined} chunk non-empty, or none
  * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
  * @returns {number} the held chunks sent (write() calls, end()'s chunk
@@ -156,4 +162,65 @@ function endWritten (res, chunk, encoding, callback, onWrite) {
   }
 }
 
-module.exports = { writeChunk, endAfterWrites }
+// Whether res.write() may send a chunk in fewer socket writes
+// (writeChunk()): chunked framing, where internals.chunkedWrite (Node 20's
+// write(), without which the shim's write() and tailReason() do not run).
+function writeReason (res, chunk, encoding) {
+  // NODE_DEBUG=http: write_() prints its result.
+  if (httpDebug) return REASON.DEBUG
+  const early = chunkReason(res, chunk, encoding)
+  if (early !== null) return early
+  if (res._header === null) return REASON.HEADER_PENDING
+  if (typeof res._header !== 'string') return REASON.INVALID
+  if (res._hasBody !== true) return REASON.NO_BODY_STATUS
+  if (res.chunkedEncoding !== true) return REASON.LENGTH_FRAMING
+  if (chunk.length === 0) return REASON.EMPTY_CHUNK
+  const ready = writeReadyReason(res, res.socket, WAIT_SOCKET)
+  if (ready !== null) return ready
+  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
+  return null
+}
+
+// Whether writes wait on the socket's cork.
+function corkHolds (state) {
+  return state.corked !== 0 && Array.isArray(state.buffered) && state.buffered.length > state.bufferedIndex
+}
+
+/**
+ * Whether end() after a write() that sent the header may send in fewer
+ * writes (endAfterWrites()), where end() is Node 20's: a chunk
+ * with chunked framing where write() would (writeReason()), else while a
+ * write waits on the socket's cork; no chunk, with chunked framing, while
+ * writes wait on the cork. Only null matters: end() counts its own reason.
+ * @returns {string|null}
+ */
+function tailReason (res, chunk, encoding) {
+  if (internals.chunkedUncork) return heldTailReason(res, chunk, encoding)
+  if (res.chunkedEncoding === true) {
+    // end() writes '0', the trailers and CRLF as one latin1 string, joined
+    // with the chunks write() left waiting on the cork.
+    const reason = chunk ? writeReason(res, chunk, encoding) : writeReason(res, '0', undefined)
+    if (reason !== null) return reason
+    if (typeof res._trailer !== 'string') return REASON.TRAILERS
+    if (!chunk && !corkHolds(res.socket._writableState)) return REASON.NOTHING_HELD
+    return res.uncork !== resUncork ? REASON.PATCHED : null
+  }
+  if (!chunk) return REASON.NOTHING_HELD
+  const early = sentHeaderReason(res, chunk, encoding)
+  if (early !== null) return early
+  if (res.chunkedEncoding !== false) return REASON.INVALID
+  const socket = res.socket
+  const ready = writeReadyReason(res, socket, WAIT_SOCKET)
+  if (ready !== null) return ready
+  // Node's end() adds two writes (the chunk, then an empty one carrying
+  // 'finish') to at least one waiting on the cork, which the socket joins
+  // in one writev, as the one write does; alone it would be a plain write,
+  // which reports a failure otherwise (bytesWritten).
+  if (!corkHolds(socket._writableState)) return REASON.NOTHING_HELD
+  // Node 22's end() calls the response's uncork().
+  if (res.uncork !== resUncork) return REASON.PATCHED
+  if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
+  return null
+}
+
+module.exports = { writeReason, writeChunk, tailReason, endAfterWrites }

@@ -12,6 +12,9 @@
 const { byteLength } = Buffer
 const internals = require('../internals.js')
 const { CRLF_BUF, JOIN_MAX, nop, joinWaiting } = require('../send.js')
+const { WAIT_HELD, writtenAsIs, writeReadyReason, sentHeaderReason } = require('../decide.js')
+const { REASON } = require('../rules.js')
+const { isUint8Array } = require('node:util/types')
 
 const protocol = internals === null ? null : internals.protocol
 const kCorked = internals === null ? null : internals.kCorked
@@ -46,7 +49,7 @@ function asciiHeld (held, bytes) {
 
 /**
  * Node 24.22's OutgoingMessage#uncork() for a response that holds chunks,
- * once lib/decide.js uncorkReason() said yes: one function, step for step
+ * once uncorkReason() said yes: one function, step for step
  * as Node's, so the two read side by side.
  * @param {string} [last] from end(): the last chunk, joined to the closing
  *   CRLF
@@ -130,4 +133,58 @@ function endHeld (res, chunk, encoding, callback, onWrite) {
   return flushChunks(res, '\r\n0\r\n' + res._trailer + '\r\n', onWrite)
 }
 
-module.exports = { flushChunks, endHeld }
+// tailReason() where end() and write_() are Node 24.22's and 26.10's
+// (internals.chunkedUncork); the caller checked res.uncork() is the shim's.
+function heldTailReason (res, chunk, encoding) {
+  const early = sentHeaderReason(res, chunk, encoding)
+  if (early !== null) return early
+  const socket = res.socket
+  const ready = writeReadyReason(res, socket, WAIT_HELD)
+  if (ready !== null) return ready
+  const held = res[kChunkedBuffer]
+  const corked = res[kCorked]
+  if (!Array.isArray(held) || held.length % 3 !== 0 || typeof corked !== 'number' || corked < 0) {
+    return REASON.INVALID
+  }
+  if (res.chunkedEncoding === true) {
+    // end() writes '0', the trailers and CRLF as one latin1 string.
+    if (typeof res._trailer !== 'string') return REASON.TRAILERS
+    if (corked !== 0) {
+      // write_() holds end()'s chunk as a Buffer (a plain Uint8Array
+      // becomes a view); uncork() sends what is held. Without a chunk
+      // end() sends it with the socket as corked as write_() left it.
+      if (chunk) {
+        if (isUint8Array(chunk) && !(chunk instanceof Buffer)) return REASON.CHUNK_TYPE
+        // An empty chunk joins held chunks only; alone write_() sends it
+        // (with the header) as a write of its own.
+        return chunk.length === 0 && held.length === 0 ? REASON.EMPTY_CHUNK : null
+      }
+      return held.length === 0 || socket._writableState.corked === 0 ? REASON.NOTHING_HELD : null
+    }
+    // Sent by write_() as it comes, after everything before it.
+    if (!chunk || held.length !== 0 || res._headerSent !== true) return REASON.NOTHING_HELD
+    if (chunk.length === 0) return REASON.EMPTY_CHUNK
+    return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
+  }
+  if (res.chunkedEncoding !== false) return REASON.INVALID
+  // Without chunked framing write_() holds nothing; the chunk carries
+  // 'finish' (and end() without one writes an empty string or waits a tick).
+  if (!chunk || held.length !== 0 || res._headerSent !== true) return REASON.NOTHING_HELD
+  return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
+}
+
+// Whether res.uncork() may send the chunks a response holds (kChunkedBuffer,
+// where internals.chunkedUncork) in fewer socket writes: when Node's
+// uncork() would send them now, straight to the socket it owns.
+function uncorkReason (res) {
+  const buffered = res[kChunkedBuffer]
+  if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 ||
+      buffered.length % 3 !== 0) {
+    return REASON.NOTHING_HELD
+  }
+  if (res.destroyed) return REASON.DESTROYED
+  if (res.chunkedEncoding !== true || typeof res._header !== 'string') return REASON.INVALID
+  return writeReadyReason(res, res.socket, WAIT_HELD)
+}
+
+module.exports = { uncorkReason, flushChunks, heldTailReason, endHeld }

@@ -12,7 +12,8 @@
 const binding = require('../binding.js')
 const internals = require('../internals.js')
 const { FLAGS, KEY, SENT, sendOutcome, sendDetail } = require('../codes.js')
-const { COPY_MAX_BODY, REASON } = require('../rules.js')
+const { COPY_MAX_BODY, REASON, httpDebug } = require('../rules.js')
+const { WAIT_HELD, writtenAsIs, socketReason, methodsPatched, chunkReason } = require('../decide.js')
 const {
   rejected, countDirect, markNeedDrain, afterDirectWrite, writeRestCounted, bodyRest, directStats
 } = require('../send.js')
@@ -23,6 +24,7 @@ const { allocUnsafe, byteLength } = Buffer
 const stringSlice = String.prototype.slice
 const protocol = internals === null ? null : internals.protocol
 const kCorked = internals === null ? null : internals.kCorked
+const Socket = internals === null ? null : internals.Socket
 const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY
 } = KEY
@@ -119,7 +121,7 @@ function copyParts (buffered, head, chunk, encoding, length) {
 
 /**
  * end() after write()s with Content-Length framing, all waiting on the
- * cork, once lib/decide.js streamedReason() said yes: the cached block with
+ * cork, once streamedReason() said yes: the cached block with
  * their body and `chunk`'s in one direct write.
  * @param {Message} m slot, contentLength and handle filled by the caller
  * @returns {string|null} null when sent (whole or in part); REPORT: Node's
@@ -212,4 +214,55 @@ function restCallback (res, entries) {
   }
 }
 
-module.exports = { sendWaiting }
+/**
+ * Whether end(chunk) after write()s with Content-Length framing may send
+ * what waits on the socket's cork in one direct write (sendWaiting()):
+ * every write since the header waits in the one cork
+ * write_() took, nothing else is pending, and the renderer cached the block.
+ * @param {object|null} block lib/render.js blockOf() for `res`
+ * @returns {string|null} null to send it, else the reason end() counts
+ */
+function streamedReason (res, chunk, encoding, block) {
+  if (httpDebug) return REASON.DEBUG
+  const early = chunkReason(res, chunk || '', chunk ? encoding : undefined)
+  if (early !== null) return early
+  if (typeof res._header !== 'string' || res._hasBody !== true) return REASON.HEADERS_SENT
+  const socket = res.socket
+  // (A fake socket, as fastify.inject()'s: the header went out there.)
+  if (!socket || !(socket instanceof Socket)) return REASON.HEADERS_SENT
+  const waiting = waitingReason(res, socket._writableState)
+  if (waiting !== null) return waiting
+  // Before the socket's other checks: a block Node rendered then costs
+  // Node's own end() and little more.
+  if (block === null || block.slot < 0 || block.chunked) return REASON.STREAMED
+  const socketFailure = socketReason(res, socket, WAIT_HELD)
+  if (socketFailure !== null) return socketFailure
+  // (The caller checks res.uncork(), which 22+'s end() calls.)
+  if (methodsPatched(res, socket)) return REASON.PATCHED
+  if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
+  return null
+}
+
+// Whether the writes waiting on the socket's cork (`state`) are all of
+// `res` since its header, which the first holds, and nothing else pends.
+function waitingReason (res, state) {
+  const buffered = state.buffered
+  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 ||
+      state.bufferedIndex !== 0) {
+    return REASON.HEADERS_SENT
+  }
+  if (state.writing || state.objectMode || state.errored !== null || state.ending ||
+      state.pendingcb !== buffered.length) {
+    return REASON.SOCKET_BUSY
+  }
+  // That a merged string begins with the header sendWaiting() checks as it
+  // takes the body: V8 reads a cons string's chars one by one.
+  const first = buffered[0].chunk
+  const head = res._header
+  if (first !== head && (typeof first !== 'string' || first.length <= head.length)) {
+    return REASON.HEADERS_SENT
+  }
+  return null
+}
+
+module.exports = { streamedReason, sendWaiting }
