@@ -443,7 +443,7 @@ t.test('a client reset', async t => {
       t.strictSame(native.result.events, legacy.result.events, 'same events, errors, byte counts and order')
       t.match(legacy.result.events.join(' '), /socket:error:E(CONNRESET|PIPE)/, 'Node reports the reset')
       // With Content-Length framing, end() after write() goes out in one
-      // direct write (lib/send.js, sendWaiting()), whose failure Node's own
+      // direct write (lib/protocol/streamed.js, sendWaiting()), whose failure Node's own
       // end() then reports; end(chunk) after chunked write()s is the shim's
       // where end() and write() are Node 20's (lib/shim.js, tailEnd).
       const native1 = body === 'chunked-streamed'

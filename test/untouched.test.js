@@ -72,7 +72,7 @@ t.test('install() defines end, writeHead and (where they apply) setHeader, write
       // which it hands a fast-mode store instead (lib/headers.js; on 26 only
       // once a response of more than 16 headers wants one). write() or
       // uncork() too where the probe found Node 20's or Node 24.22's chunked
-      // write() (lib/send.js, writeChunk(), flushChunks()).
+      // write() (lib/protocol/chunked20.js writeChunk(), chunked24.js flushChunks()).
       const wrapped = ['end']
       if (internals.nullProtoHeaders) wrapped.push('setHeader')
       if (internals.chunkedUncork) wrapped.push('uncork')

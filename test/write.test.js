@@ -3,9 +3,9 @@
 // write() with chunked framing. Where the probe found Node 20's write()
 // (internals.chunkedWrite: Node 20 and 22, 24 up to 24.21, 26 up to 26.8),
 // the shim sends each chunk with its framing in two or three socket writes
-// instead of four (lib/send.js, writeChunk()); where it found Node 24.22's
+// instead of four (lib/protocol/chunked20.js, writeChunk()); where it found Node 24.22's
 // (internals.chunkedUncork: 24.22 and 26.10 on), the response's uncork()
-// sends the chunks it holds with fewer writes (lib/send.js, flushChunks()).
+// sends the chunks it holds with fewer writes (lib/protocol/chunked24.js, flushChunks()).
 // end() after write() is the shim's where end() is Node 20's or, with
 // chunks held or Content-Length framing, Node 24.22's (lib/send.js,
 // endAfterWrites()). Every fixture runs on Node's own
@@ -449,7 +449,7 @@ const fixtures = [
   },
   {
     // write() with Content-Length framing is Node's; end() in the same tick
-    // sends what waits in one direct write (lib/send.js, sendWaiting()).
+    // sends what waits in one direct write (lib/protocol/streamed.js, sendWaiting()).
     name: 'Content-Length framing: write() is Node\'s, end() native',
     request: KEEP,
     path: 'native',

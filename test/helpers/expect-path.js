@@ -74,7 +74,7 @@ const heldTail = shimActive && internals.chunkedUncork === true && internals.pro
 // goes the shim's way on this line (lib/shim.js, tailEnd: Node 20's end()
 // and write(), or heldTail), where it counts as native. (With
 // Content-Length framing on Node 20 only while writes wait on the socket's
-// cork: lib/decide.js, tailReason().)
+// cork: lib/protocol/chunked20.js, tailReason().)
 const tailNative = heldTail ||
   (shimActive && internals.chunkedWrite === true && internals.protocol.name === 'node20')
 
