@@ -1,6 +1,6 @@
 'use strict'
 
-// The one place that picks a path. Each check names the part of Node's
+// The one place that picks end()'s path. Each check names the part of Node's
 // lib/_http_outgoing.js or lib/_http_server.js it mirrors.
 
 const { Buffer } = require('node:buffer')
@@ -12,15 +12,14 @@ const {
 } = require('./rules.js')
 const { currentWriteHead } = require('./write-head.js')
 
-// install({ maxBodySize }); setMaxBodySize() is its one writer.
 const options = { maxBodySize: DEFAULT_MAX_BODY }
 
-// `max`: a non-negative safe integer, checked by the caller.
+// `max`: a non-negative safe integer, checked by lib/index.js install().
 function setMaxBodySize (max) {
   options.maxBodySize = max
 }
 
-// Inlined into its callers (docs/architecture.md, "The inlining budget").
+// Inlined: docs/architecture.md, "The inlining budget".
 function maxBodySize () {
   return options.maxBodySize
 }
@@ -33,10 +32,9 @@ const viewByteOffset = intrinsic('byteOffset')
 const viewByteLength = intrinsic('byteLength')
 const viewLength = intrinsic('length')
 
-// Whether Node's Writable would turn `chunk` into the bytes C reads: a
-// Uint8Array not a Buffer becomes a FastBuffer over its buffer, byteOffset
-// and byteLength read as lookups (Stream._uint8ArrayToBuffer()), which
-// throws for a detached view. Views those lookups misread are Node's.
+// Whether Node's Writable turns `chunk` into the bytes C reads: Stream._uint8ArrayToBuffer()
+// reads buffer, byteOffset and byteLength as lookups (which a subclass may misread) and throws
+// for a detached view.
 function writtenAsIs (chunk) {
   if (chunk instanceof Buffer) return true
   const buffer = viewBuffer.call(chunk)
@@ -55,8 +53,8 @@ function writtenAsIs (chunk) {
 
 const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } =
   internals === null ? {} : internals
-// A writable net.Socket (not a subclass) is not destroyed and keeps its
-// handle under a symbol: three megamorphic getter loads saved.
+// A writable net.Socket (not a subclass) is not destroyed and keeps its handle under a symbol:
+// three megamorphic getter loads saved.
 const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
 const learned = internals === null ? null : internals.learned
@@ -78,32 +76,28 @@ if (internals !== null) {
   socketWriteGeneric = k._writeGeneric
 }
 
-// Whether end() writes a string body and its header as one string (24.21+,
-// 26.8+). A block Node rendered would then leave as a latin1 string sliced
-// from the Buffer C filled, dearer than Node's own end()
-// (benchmark/instructions.js, shapes hono and honojson; docs/fallbacks.md).
+// Whether end() writes a string body and its header as one string (24.21+, 26.8+): a block
+// Node rendered would leave as a latin1 string sliced from C's Buffer, dearer than Node's own
+// end() (benchmark/instructions.js, shapes hono and honojson; docs/fallbacks.md).
 const slicedString = internals !== null && internals.protocol.oneStringWrite('x', false)
 
-// Whether end(chunk) sends a block Node rendered or will render (`block`
-// null) with a non-empty string body where slicedString.
+// Where slicedString: end(chunk) with a non-empty string body after a block Node rendered
+// (or will render: `block` null).
 function nodeRenderedString (res, chunk, block) {
   return slicedString && block === null && typeof chunk === 'string' && chunk.length !== 0 &&
     res._hasBody === true && res.chunkedEncoding !== true
 }
 
-// What writeHead() calls as this._storeHeader(): Node's own, or the one
-// lib/write-head.js put beneath a writeHead wrapper (setEndMethods()).
+// writeHead()'s this._storeHeader(): Node's, or lib/write-head.js's beneath a writeHead wrapper.
 let endStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
-// end() calls these only while res._header is not set: _implicitHeader()
-// calls writeHead(), which calls _storeHeader().
+// end() calls these only while res._header is not set.
 function headerMethodsPatched (res) {
   return res.writeHead !== currentWriteHead() || res._implicitHeader !== resImplicitHeader ||
     res._storeHeader !== endStoreHeader
 }
 
-// What end() (22+) calls as this.uncork(): Node's, or the shim's, which
-// passes the call on to OutgoingMessage#uncork. A wrapper of either is not.
+// end() (22+) calls this.uncork(): Node's, or the shim's, which calls OutgoingMessage#uncork.
 let endUncork = resUncork
 const outgoingProto = require('node:http').OutgoingMessage.prototype
 
@@ -113,7 +107,7 @@ function setEndMethods (uncork, storeHeader) {
   endStoreHeader = storeHeader
 }
 
-// The methods end() writes with. Unrolled: this runs for every response.
+// Unrolled: this runs for every response.
 function writeMethodsPatched (res, socket) {
   return res._send !== resSend || res._writeRaw !== resWriteRaw ||
     res._flushOutput !== resFlushOutput ||
@@ -127,17 +121,15 @@ function methodsPatched (res, socket) {
   return headerMethodsPatched(res) || writeMethodsPatched(res, socket)
 }
 
-// What may wait before a write of the shim's: nothing (end()'s one write
-// must be the socket's next); nothing on the response (Node 20's write()
-// adds to what waits on the socket's cork); or chunks held on the
-// response's own cork (Node 24.22+'s uncork() sends them).
+// What may wait before a write of the shim's: nothing (end()'s write must be the socket's
+// next); nothing on the response (Node 20's write() adds to the socket's cork); or chunks held
+// on the response's own cork (24.22+'s uncork() sends them).
 const WAIT_NONE = 0
 const WAIT_SOCKET = 1
 const WAIT_HELD = 2
 
-// The socket checks of every path, in Node's order (_writeRaw() writes
-// directly only to the current, writable socket; write_() and _send() queue
-// in outputData otherwise). `wait`: WAIT_NONE, WAIT_SOCKET or WAIT_HELD.
+// The socket checks of every path, in Node's order: _writeRaw() writes directly only to the
+// current, writable socket; write_() and _send() queue in outputData otherwise.
 function socketReason (res, socket, wait) {
   if (!socket || !(socket instanceof Socket)) return REASON.NO_SOCKET
   if (socket._httpMessage !== res) return REASON.NOT_SOCKET_OWNER
@@ -156,8 +148,8 @@ function socketReason (res, socket, wait) {
   return null
 }
 
-// socketReason(), then the methods a write of the shim's stands in for
-// (written out, as measured, in fallbackReason() and streamedReason()).
+// socketReason(), then the methods a write of the shim's stands in for (written out in
+// fallbackReason() and streamedReason(), as measured).
 function writeReadyReason (res, socket, wait) {
   const reason = socketReason(res, socket, wait)
   if (reason !== null) return reason
@@ -165,14 +157,11 @@ function writeReadyReason (res, socket, wait) {
 }
 
 /**
- * Whether res.end(chunk, encoding) may take the native path: one ordered
- * list, cheapest first, without side effects, whose first failed check
- * names the reason stats() counts. One compilation unit
- * (docs/architecture.md, "The inlining budget").
- * @param {object|null} block lib/render.js blockOf(): null when the header
- *   is not one the renderer rendered
- * @returns {string|null} null for the native path, REASON.BODY_DROPPED for the
- *   native path without the chunk (Node drops it), else a FALLBACK value
+ * Whether res.end(chunk, encoding) may take the native path: checks cheapest first, without
+ * side effects. One unit: docs/architecture.md, "The inlining budget".
+ * @param {object|null} block lib/render.js blockOf(): null for a header the renderer did not render
+ * @returns {string|null} null for the native path, REASON.BODY_DROPPED for the native path
+ *   without the chunk (Node drops it), else a FALLBACK value
  */
 function fallbackReason (res, chunk, encoding, block) {
   if (binding === null) return REASON.NO_BINDING
@@ -191,22 +180,19 @@ function fallbackReason (res, chunk, encoding, block) {
       return REASON.CHUNK_TYPE
     }
   }
-  // Before the socket is read: the fallback then costs Node's own end()
-  // and little more. A header still to render is decided in lib/shim.js.
+  // Before the socket is read, so that this fallback costs little more than Node's end().
   if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return REASON.NODE_RENDERED
   const socket = res.socket
   const socketFailure = socketReason(res, socket, WAIT_NONE)
   if (socketFailure !== null) return socketFailure
-  // A replaced writeHead() (on-headers: morgan, compression,
-  // express-session) matters only while end() has the header to render,
-  // and then headerFirst() may let end() render it as Node's would.
+  // A replaced writeHead() (on-headers) matters only while end() has the header to render;
+  // headerFirst() may then let end() render it as Node's would.
   if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) {
     return REASON.PATCHED
   }
   const req = res.req
   if (!versionKnown(res, req)) return REASON.HTTP_VERSION
-  // ServerResponse sets _hasBody = false for HEAD; a value Node would read
-  // by truthiness only is left to Node.
+  // False for HEAD; a value Node would read by truthiness only is left to Node.
   const hasBody = res._hasBody
   if (hasBody !== true && hasBody !== false) return noBodyReason(req)
   if (res._expect_continue) return REASON.EXPECT
@@ -216,15 +202,13 @@ function fallbackReason (res, chunk, encoding, block) {
   const dropped = bodyDropped(res)
   if (chunk) {
     if (dropped) {
-      // write_: with rejectNonStandardBodyWrites a body Node would drop
-      // throws ERR_HTTP_BODY_NOT_ALLOWED instead, from a rendered header
-      // and a corked socket.
+      // write_ under rejectNonStandardBodyWrites throws ERR_HTTP_BODY_NOT_ALLOWED, from a
+      // rendered header and a corked socket.
       if (kRejectNonStandardBodyWrites === null || res[kRejectNonStandardBodyWrites] !== false) {
         return noBodyReason(req)
       }
     } else if (chunk.length > options.maxBodySize) {
-      // A string's byte length is at least its length; the native end
-      // checks the exact byte length before it changes anything.
+      // A string's byte length is at least its length; nativeEnd() checks the exact one.
       return REASON.BODY_TOO_LARGE
     }
   }
@@ -233,7 +217,6 @@ function fallbackReason (res, chunk, encoding, block) {
   if (res._header === null) {
     reason = freshReason(res, dropped)
   } else if (typeof res._header !== 'string') {
-    // writeHead() rendered the header: its framing is already decided.
     return REASON.INVALID
   } else {
     const headers = res[kOutHeaders]
@@ -245,19 +228,17 @@ function fallbackReason (res, chunk, encoding, block) {
   return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
 }
 
-// HTTP/1.0 and 1.1 alike: Node reads only useChunkedEncodingByDefault
-// (false for HTTP/1.0 unless TE names chunked), as the renderers do.
+// Node reads only useChunkedEncodingByDefault (false for HTTP/1.0 unless TE names chunked), as
+// the renderers do.
 function versionKnown (res, req) {
   return !!req && req.httpVersionMajor === 1 &&
     (req.httpVersionMinor === 1 || req.httpVersionMinor === 0) &&
     typeof res.useChunkedEncodingByDefault === 'boolean'
 }
 
-// Whether C can frame the body as the response says: chunked after a block
-// the renderer cached as chunked or Node's writeHead() rendered. A block
-// whose chunkedEncoding was changed by hand, and a header end() would
-// render chunked, are Node's. Without a body (HEAD) end() neither frames
-// nor sends the chunk once the header is rendered.
+// C frames chunked only after a block the renderer cached as chunked or Node's writeHead()
+// rendered; a block whose chunkedEncoding was changed by hand, and a header end() would render
+// chunked, are Node's. Without a body (HEAD) end() neither frames nor sends the chunk.
 function framingKnown (res, block, hasBody) {
   const ours = block !== null
   const chunkedBlock = ours && block.chunked
@@ -269,9 +250,8 @@ function framingKnown (res, block, hasBody) {
   return !chunkedBlock || hasBody === true
 }
 
-// setHeader() validated what it stored; only arrays change afterwards. A
-// line count taken from a rendered block is exact only while no stored
-// value holds CR or LF.
+// setHeader() validated what it stored; only arrays change afterwards. A line count taken
+// from a rendered block is exact only while no stored value holds CR or LF.
 function headersReason (headers) {
   for (const key in headers) {
     const value = headers[key][1]
@@ -282,8 +262,8 @@ function headersReason (headers) {
   return null
 }
 
-// The checks writeHead() and _storeHeader() would make on a fresh response,
-// for the cases the native renderer does not reproduce.
+// writeHead() and _storeHeader()'s checks on a fresh response that the renderer does not
+// reproduce.
 function freshReason (res, dropped) {
   // ToInt32 of an object would run user code, once per renderer.
   const status = res.statusCode
@@ -312,8 +292,8 @@ function freshReason (res, dropped) {
   return null
 }
 
-// Whether write_() drops end()'s chunk and _storeHeader() adds no framing:
-// HEAD, or a bodyless status rendered or to render.
+// Whether write_() drops end()'s chunk and _storeHeader() adds no framing: HEAD, or a
+// bodyless status.
 function bodyDropped (res) {
   if (res._hasBody === false) return true
   if (res._header !== null) return false
@@ -323,7 +303,7 @@ function bodyDropped (res) {
   return isBodylessStatus(status | 0)
 }
 
-// What write_() checks of a chunk ('' for none) and the response, in order.
+// write_()'s checks of a chunk ('' for none) and the response, in order.
 function chunkReason (res, chunk, encoding) {
   if (typeof chunk === 'string') {
     if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
@@ -336,8 +316,7 @@ function chunkReason (res, chunk, encoding) {
   return null
 }
 
-// What end() checks before it writes once write() sent the header: Node's
-// Writable checks the encoding of a Uint8Array chunk too.
+// end()'s checks once write() sent the header: the Writable checks a Uint8Array's encoding too.
 function sentHeaderReason (res, chunk, encoding) {
   if (httpDebug) return REASON.DEBUG
   if (chunk) {
@@ -351,9 +330,8 @@ function sentHeaderReason (res, chunk, encoding) {
   return res._hasBody !== true ? REASON.NO_BODY_STATUS : null
 }
 
-// Whether end(), told PATCHED, may make the calls Node's end() starts with
-// itself (lib/shim.js renderFirst()): only the methods that render the
-// header were replaced, and nothing turns end() from that start.
+// Whether end(), told PATCHED, may start as Node's end() does (lib/shim.js renderFirst()):
+// only the methods that render the header were replaced, and nothing turns end() from that start.
 function headerFirst (res) {
   return !res._header && !res.strictContentLength && !writeMethodsPatched(res, res.socket) &&
     headerMethodsPatched(res)
