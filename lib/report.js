@@ -1,20 +1,8 @@
 'use strict'
 
-// HTTP_ONESHOT_REPORT=1: what the package did for this process, printed to
-// stderr when it exits. Armed by the preload (lib/preload.js) or install()
-// only under that variable; without it this file is never loaded.
-//
-// When: on 'exit', and on SIGINT or SIGTERM while nothing else listens for
-// that signal. Node's default there is to die by the signal, so the report
-// is printed, the report's listener removed (which restores the default
-// disposition), and the signal raised again: the process ends as it would
-// have. The report's listener is there only while it is the only one: it
-// steps aside when another is added and comes back when the last other one
-// is removed, so that with listeners of the application's (or of
-// signal-exit, which re-raises only when it is alone) the signal does
-// exactly what it does without the report; if the application then exits,
-// 'exit' prints the report. The one trace left: process.listenerCount()
-// of SIGINT and SIGTERM is 1, not 0, in a process that listens to neither.
+// HTTP_ONESHOT_REPORT=1: what the package did, printed to stderr at exit, and on SIGINT or
+// SIGTERM only while nothing else listens (docs/architecture.md, "The exit report"). Loaded
+// only under that variable.
 
 const dc = require('node:diagnostics_channel')
 
@@ -22,8 +10,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM']
 const REQUEST_START = 'http.server.request.start'
 const OWN_PATH = 'Node\'s own path is required here'
 
-// What the user can change, per fallback reason (lib/decide.js FALLBACK,
-// and the reason lib/index.js counts while the probe runs).
+// What the user can change, per FALLBACK reason and lib/index.js's probe-pending.
 const ADVICE = {
   'no-binding': 'the addon did not load: run "npm rebuild http-oneshot --foreground-scripts" to see why',
   'unsupported-node': 'this Node release\'s http internals are not ones the shim reproduces: ' +
@@ -72,7 +59,7 @@ const ADVICE = {
     'every run shows this)'
 }
 
-// What to do about each reason lib/index.js gives for being inactive.
+// Per reason lib/index.js gives for being inactive.
 const INACTIVE_ADVICE = {
   'not-installed': 'the application never loaded http (or uninstall() ran)',
   disabled: 'unset HTTP_ONESHOT to turn the package on',
@@ -96,10 +83,8 @@ function onRequestStart () {
 
 /**
  * The report, as printed.
- * @param {ReturnType<import('./index.js')['stats']>} stats
  * @param {{ reason: string, message: string } | null} inactive
  * @param {number} requests requests servers received while armed
- * @returns {string}
  */
 function format (stats, inactive, requests, wrappers = []) {
   const lines = [`http-oneshot report (Node ${process.version}, pid ${process.pid}): ` +
@@ -141,7 +126,7 @@ function print () {
 }
 
 function onSignal (signal) {
-  // Another listener decides what the signal does (see above).
+  // Another listener decides what the signal does.
   if (process.listenerCount(signal) > 1) return
   print()
   process.removeListener('newListener', onNewListener)
@@ -150,10 +135,8 @@ function onSignal (signal) {
   process.kill(process.pid, signal)
 }
 
-// Steps aside once the other listener is in place: removed before it, the
-// report's listener would leave none for a moment, and Node would stop
-// watching the signal (its own newListener handler runs before this one,
-// and saw one listener already).
+// Steps aside once the other listener is in place: removed before, it would leave none for a
+// moment, and Node would stop watching the signal.
 function onNewListener (event, listener) {
   if (listener === onSignal || !SIGNALS.includes(event)) return
   process.nextTick(() => {
