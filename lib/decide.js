@@ -187,9 +187,7 @@ function fallbackReason (res, chunk, encoding, block) {
   if (socketFailure !== null) return socketFailure
   // A replaced writeHead() (on-headers) matters only while end() has the header to render;
   // headerFirst() may then let end() render it as Node's would.
-  if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) {
-    return REASON.PATCHED
-  }
+  if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) return REASON.PATCHED
   const req = res.req
   if (!versionKnown(res, req)) return REASON.HTTP_VERSION
   // False for HEAD; a value Node would read by truthiness only is left to Node.
@@ -274,18 +272,14 @@ function freshReason (res, dropped) {
   const max = res._maxRequestsPerSocket
   if (typeof max === 'number' && max !== (max | 0)) return REASON.KEEP_ALIVE_MAX
   const message = res.statusMessage
-  if (message && (typeof message !== 'string' || INVALID_HEADER_CHAR.test(message))) {
-    return REASON.INVALID
-  }
+  if (message && (typeof message !== 'string' || INVALID_HEADER_CHAR.test(message))) return REASON.INVALID
   const headers = res[kOutHeaders]
   if (headers) {
     if (headers['transfer-encoding'] !== undefined) return REASON.TRANSFER_ENCODING
     if (headers.trailer !== undefined) return REASON.TRAILERS
     if (headers.expect !== undefined) return REASON.EXPECT
     // Without a body _storeHeader() adds no framing, removed or not.
-    if (res._removedContLen && !dropped && headers['content-length'] === undefined) {
-      return REASON.CHUNKED
-    }
+    if (res._removedContLen && !dropped && headers['content-length'] === undefined) return REASON.CHUNKED
   } else if (res._removedContLen && !dropped) {
     return REASON.CHUNKED
   }

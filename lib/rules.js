@@ -50,9 +50,7 @@ const httpDebug = util.debuglog('http').enabled
 // render as Node's; other values, and numbers under Content-Disposition (which Node decodes as
 // a string), are Node's. `key`: the lowercase name.
 function valueReason (key, value) {
-  if (typeof value === 'number') {
-    return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
-  }
+  if (typeof value === 'number') return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
   if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
   for (let i = 0; i < value.length; i++) {
     const item = value[i]

@@ -143,12 +143,8 @@ function tcpHandle (socket) {
     return null
   }
   const handle = socket[learned.kHandle]
-  if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle)))) {
-    return null
-  }
-  if (handle.writeBuffer !== tcpWriteBuffer || socket.connecting || socket._pendingData !== null) {
-    return null
-  }
+  if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle)))) return null
+  if (handle.writeBuffer !== tcpWriteBuffer || socket.connecting || socket._pendingData !== null) return null
   return handle
 }
 
@@ -397,9 +393,7 @@ function writeMessage (socket, handle, data, unsent, onWrite) {
 }
 
 function finishSent (res) {
-  if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
-    res._finish()
-  }
+  if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) res._finish()
 }
 
 /**

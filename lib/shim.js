@@ -162,9 +162,7 @@ function endWithHeader (res, callback, len, guessed) {
     chunked = !!res.chunkedEncoding && res._hasBody === true
   }
   // After a cached (ASCII) block, UTF-8 text whose bytes are its chars: latin1 reads cheaper.
-  if (slot >= 0 && typeof chunk === 'string' && !guessed && len === chunk.length) {
-    flags = FLAGS.BODY_LATIN1
-  }
+  if (slot >= 0 && typeof chunk === 'string' && !guessed && len === chunk.length) flags = FLAGS.BODY_LATIN1
   if (chunked) flags |= FLAGS.CHUNKED
   m.block = block
   m.slot = slot
@@ -375,9 +373,7 @@ function endAfterHeaderCall (nodeEnd, res, args) {
   let owner = res
   while (owner !== null && !Object.hasOwn(owner, '_implicitHeader')) owner = Object.getPrototypeOf(owner)
   const own = owner === null ? undefined : Object.getOwnPropertyDescriptor(owner, '_implicitHeader')
-  if (own === undefined || !own.configurable || !Object.hasOwn(own, 'value')) {
-    return nodeEnd.apply(res, args)
-  }
+  if (own === undefined || !own.configurable || !Object.hasOwn(own, 'value')) return nodeEnd.apply(res, args)
   const method = own.value
   let skipped = false
   Object.defineProperty(owner, '_implicitHeader', {

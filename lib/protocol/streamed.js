@@ -242,9 +242,7 @@ function waitingReason (res, state) {
   // chars one by one.
   const first = buffered[0].chunk
   const head = res._header
-  if (first !== head && (typeof first !== 'string' || first.length <= head.length)) {
-    return REASON.HEADERS_SENT
-  }
+  if (first !== head && (typeof first !== 'string' || first.length <= head.length)) return REASON.HEADERS_SENT
   return null
 }
 
