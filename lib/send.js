@@ -112,8 +112,7 @@ function countDirect (handle, n) {
   }
 }
 
-const protocol = internals === null ? null : internals.protocol
-const kNeedDrain = internals === null ? null : internals.kNeedDrain
+const { protocol, kNeedDrain } = internals === null ? {} : internals
 const socketWritev = internals === null ? null : internals.socketMethods._writev
 const direct = binding !== null && binding.canSend === true && internals !== null &&
   internals.socketState !== null

@@ -1,7 +1,6 @@
 'use strict'
 
-// ServerResponse#end, and #write or #uncork where the probe found the chunked write() they
-// reproduce. Node's own end() runs, before anything on the response changed, on any reason.
+// ServerResponse#end, #write and #uncork (docs/architecture.md, "The path of one response").
 
 const http = require('node:http')
 const util = require('node:util')
@@ -28,8 +27,7 @@ const { maxBodySize, fallbackReason } = decide
 
 const stats = { native: 0, fallback: 0, reasons: reasonCounts(), writes: { native: 0, fallback: 0 } }
 
-// Fast mode while it holds a few keys; Object.create(null) starts as a dictionary, whose keyed
-// loads and stores count() would pay per fallback. Reset by replacing, not deleting keys.
+// Fast mode (Object.create(null) starts as a dictionary, dearer per count()); reset by replacing.
 function reasonCounts () {
   return Object.setPrototypeOf({}, null)
 }
@@ -55,8 +53,7 @@ function counts () {
   }
 }
 
-// One record for every write, filled right before sendEnd() reads it; what refers to the
-// response is cleared once the write is done with it (test/retention.test.js).
+// One record for every write; cleared of the response after it (test/retention.test.js).
 const message = new Message()
 
 function releaseMessage () {
@@ -68,9 +65,7 @@ const { byteLength } = Buffer // the global Buffer is a getter
 
 const { ServerResponse, OutgoingMessage } = http
 // Null where a wrapper was there before install(): no method equals them then.
-const legacyEnd = internals === null ? null : internals.end
-const legacyWrite = internals === null ? null : internals.write
-const legacyUncork = internals === null ? null : internals.uncork
+const { end: legacyEnd, write: legacyWrite, uncork: legacyUncork } = internals === null ? {} : internals
 
 function count (reason, res) {
   stats.fallback++
@@ -92,8 +87,7 @@ function bodyLength (chunk, encoding) {
 function nativeEnd (res, chunk, encoding, callback, block, dropped) {
   let flags = 0
   let len = 0
-  // A UTF-8 body after a cached block is taken to be ASCII unmeasured: C refuses it before
-  // writing anything otherwise, and sentAgain() measures it then.
+  // UTF-8 after a cached block is taken to be ASCII, unmeasured; C refuses it unsent otherwise.
   let guessed = false
   if (dropped) {
     // write_() sets _contentLength from the chunk it drops.
@@ -124,13 +118,8 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
   return endWithHeader(res, callback, len, guessed)
 }
 
-/**
- * Takes the header block (renders one if there is none) and sends the response.
- * One unit: docs/architecture.md, "The inlining budget".
- * @param {number} len the body's byte length (its char length when `guessed`; 0 or the
- *   measured length when the body is dropped)
- * @returns {boolean} as nativeEnd()
- */
+// Sends with the block, rendered here if there is none. `len`: the body's byte length (its
+// char length when `guessed`). One unit: docs/architecture.md, "The inlining budget".
 function endWithHeader (res, callback, len, guessed) {
   const m = message
   let block = m.block
@@ -153,8 +142,7 @@ function endWithHeader (res, callback, len, guessed) {
     slot = block.slot
     lines = block.lines
     chunked = block.chunked
-    // Validated chars up to 0xFF, which C copies as latin1; a block Node rendered may hold
-    // more (Content-Disposition can decode UTF-8) and is read in full.
+    // Chars up to 0xFF, copied as latin1; Node's may hold more (Content-Disposition decodes UTF-8).
     flags |= FLAGS.HEAD_ONE_BYTE
   } else {
     lines = countLines(res._header)
@@ -175,11 +163,8 @@ function endWithHeader (res, callback, len, guessed) {
   return reason === null || sentAgain(res, m, callback, reason, guessed)
 }
 
-/**
- * endWithHeader() where renderFresh() answered a reason: Node's renderer writes the header
- * (RENDER_BY_NODE), or the fallback is counted. Off the common path.
- * @returns {boolean} true when Node rendered a block to send
- */
+// renderFresh() gave a reason: true once Node's renderer wrote the header (RENDER_BY_NODE),
+// false once the fallback is counted.
 function renderedByNode (res, fresh, previousLength, chunk) {
   if (fresh === REASON.RENDER_BY_NODE && decide.nodeRenderedString(res, chunk, null)) {
     // Left to Node before it renders (lib/decide.js slicedString).
@@ -202,15 +187,11 @@ function renderedByNode (res, fresh, previousLength, chunk) {
   return true
 }
 
-/**
- * endWithHeader() after sendEnd() refused `m` (nothing sent, nothing of the user's ran):
- * sends it again where a guess about the text was wrong, else counts the fallback.
- * @returns {boolean} false when Node's own end() must run
- */
+// sendEnd() refused `m` unsent: sent again where a guess about the text was wrong, else false
+// with the fallback counted.
 function sentAgain (res, m, callback, reason, guessed) {
   const flags = m.flags
   if (reason === REASON.NON_ASCII && guessed) {
-    // Checked now as it would have been had it been measured first.
     const len = byteLength(m.body, 'utf8')
     if (len > maxBodySize()) {
       reason = REASON.BODY_TOO_LARGE
@@ -221,8 +202,7 @@ function sentAgain (res, m, callback, reason, guessed) {
     }
   } else if (reason === REASON.NON_ASCII && m.slot < 0 && (flags & FLAGS.CHUNKED) === 0 &&
       (flags & FLAGS.ASCII_ONLY) !== 0) {
-    // A block Node rendered with latin1 values before ASCII text: Node writes the two
-    // merged as UTF-8, and so does C now.
+    // Node's block with latin1 values, then ASCII text: Node writes both as UTF-8, and so does C.
     m.flags = FLAGS.HEAD_UTF8
     reason = sendEnd(res, m, callback)
   }
@@ -247,8 +227,7 @@ function end (chunk, encoding, callback) {
   }
   // A wrapper of OutgoingMessage#end put on after install() is Node's end() here.
   const nodeEnd = OutgoingMessage.prototype.end
-  // Called after uninstall() by a wrapper that captured it: a block handed over is dropped,
-  // and Node's end() gets the arguments as they came.
+  // Called after uninstall() by a wrapper that captured it: Node's end(), arguments as they came.
   if (!installed) {
     render.takeBlock(this)
     return nodeEnd.apply(this, arguments)
@@ -299,9 +278,8 @@ function callNodeEnd (nodeEnd, res, args) {
   return nodeEnd.apply(res, args)
 }
 
-// Takes the block Node's end() may have rendered through the shim's writeHead(), also when it
-// throws: the renderer would keep the finished response. A response with a header does without
-// the try block (benchmark/instructions.js shape fallback).
+// Takes the block Node's end() may have rendered through the shim's writeHead(), even if it throws.
+// A response with a header does without the try (benchmark/instructions.js shape fallback).
 function endByNode (run, nodeEnd, res, args) {
   try {
     return run(nodeEnd, res, args)
@@ -310,12 +288,8 @@ function endByNode (run, nodeEnd, res, args) {
   }
 }
 
-/**
- * end() after write()s with Content-Length framing waiting on the socket's cork: the cached
- * block and their body in one direct write (docs/architecture.md, "Streamed responses").
- * @returns {string|null} null when done; REPORT when a pending socket error failed the write;
- *   else the reason Node's own end() must run for
- */
+// docs/architecture.md, "Streamed responses". Null when done; REPORT when a pending socket error
+// failed the write; else the reason Node's own end() must run for.
 function endStreamed (res, chunk, encoding, callback, block) {
   const reason = streamedReason(res, chunk, encoding, block)
   if (reason !== null) return reason
@@ -350,10 +324,8 @@ function endReporting (res, nodeEnd, args) {
     () => nodeEnd.apply(res, args))
 }
 
-// The start of Node's end() under a writeHead() wrapper: cork, _contentLength, then
-// _implicitHeader(), which calls the wrapper (as 24.21+'s maybePrepareFinalChunk() does). The
-// cork is taken back if nothing was written under it; else Node's end() skips those calls and
-// uncorks fully. True when the wrapper left a rendered header to decide on again.
+// The start of Node's end() under a writeHead wrapper (docs/architecture.md, "Patchers and APM
+// agents"); an unused cork is taken back. True when the wrapper left a header to decide on.
 function renderFirst (res, chunk, encoding) {
   const socket = res.socket
   socket.cork()
@@ -366,9 +338,8 @@ function renderFirst (res, chunk, encoding) {
   return true
 }
 
-// Node's end() after renderFirst() rendered nothing: its first _implicitHeader() call on `res`
-// is skipped (the wrapper would run twice). The skip stands in for the method where it is
-// found, for this call only: a key on `res` would show in Object.keys(res) at 'prefinish'.
+// Node's end() after renderFirst() rendered nothing, skipping its first _implicitHeader() (the
+// wrapper would run twice) where the method is found: a key on `res` would show at 'prefinish'.
 function endAfterHeaderCall (nodeEnd, res, args) {
   let owner = res
   while (owner !== null && !Object.hasOwn(owner, '_implicitHeader')) owner = Object.getPrototypeOf(owner)
@@ -449,8 +420,7 @@ const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === tr
 
 let installed = false
 
-// Where the native path can never run, install() leaves Node's methods alone: a wrapper would
-// only cost every response time.
+// Where the native path can never run, a wrapper would only cost every response.
 const canRun = binding !== null && internals !== null
 
 function install () {

@@ -15,11 +15,8 @@ const {
 const { REASON, httpDebug } = require('../rules.js')
 
 const processObject = process
-const protocol = internals === null ? null : internals.protocol
-const kNeedDrain = internals === null ? null : internals.kNeedDrain
-const kCorked = internals === null ? null : internals.kCorked
-// Node's OutgoingMessage#uncork, which 22+'s end() calls.
-const resUncork = internals === null ? null : internals.uncork
+// resUncork: Node's OutgoingMessage#uncork, which 22+'s end() calls.
+const { protocol, kNeedDrain, kCorked, uncork: resUncork } = internals === null ? {} : internals
 // write_() holds chunks on a corked response (24.22+, 26.10+).
 const heldChunks = internals !== null && internals.chunkedUncork === true
 

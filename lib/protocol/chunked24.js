@@ -11,11 +11,7 @@ const { WAIT_HELD, writtenAsIs, writeReadyReason, sentHeaderReason } = require('
 const { REASON } = require('../rules.js')
 const { isUint8Array } = require('node:util/types')
 
-const protocol = internals === null ? null : internals.protocol
-const kCorked = internals === null ? null : internals.kCorked
-const kChunkedBuffer = internals === null ? null : internals.kChunkedBuffer
-const kChunkedLength = internals === null ? null : internals.kChunkedLength
-const kNeedDrain = internals === null ? null : internals.kNeedDrain
+const { protocol, kCorked, kChunkedBuffer, kChunkedLength, kNeedDrain } = internals === null ? {} : internals
 const numberToString = Number.prototype.toString
 
 // 'utf8', 'latin1', or null for a chunk written on its own.

@@ -17,9 +17,7 @@ const processObject = process
 const BufferClass = Buffer
 const { allocUnsafe, byteLength } = Buffer
 const stringSlice = String.prototype.slice
-const protocol = internals === null ? null : internals.protocol
-const kCorked = internals === null ? null : internals.kCorked
-const Socket = internals === null ? null : internals.Socket
+const { protocol, kCorked, Socket } = internals === null ? {} : internals
 const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY
 } = KEY
