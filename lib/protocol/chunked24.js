@@ -83,9 +83,7 @@ function flushChunks (res, last, onLast) {
     }
     if (run !== '') socket.write(run, runClass === 'utf8' ? 'utf8' : 'latin1')
     const onWrite = (err) => {
-      for (const callback of callbacks) {
-        callback(err)
-      }
+      for (const callback of callbacks) callback(err)
     }
     if (last === undefined) {
       socket.write(CRLF_BUF, onWrite)

@@ -22,9 +22,7 @@ function create (k) {
     const callbacks = res[kEndCallbacks]
     if (callbacks === null || callbacks === undefined) return
     res[kEndCallbacks] = null
-    for (let i = 0; i < callbacks.length; i++) {
-      callbacks[i](err)
-    }
+    for (let i = 0; i < callbacks.length; i++) callbacks[i](err)
   }
 
   function onFinish (res, err) {
