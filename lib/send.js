@@ -1,8 +1,7 @@
 'use strict'
 
-// The one write of the native path, and what OutgoingMessage#end leaves on the response and
-// the socket once _send, _writeRaw and the forced uncork ran (docs/architecture.md, "What a
-// direct write must leave"); what follows differs per line (lib/protocol/).
+// The one write of the native path and what OutgoingMessage#end leaves behind it
+// (docs/architecture.md, "What a direct write must leave").
 
 const binding = require('./binding.js')
 const internals = require('./internals.js')
@@ -31,7 +30,6 @@ function rejected (code) {
   return code === ENONASCII ? REASON.NON_ASCII : REASON.INVALID
 }
 
-// Responses written to the descriptor whole, or in part with the rest through socket.write().
 const directStats = { direct: 0, partial: 0 }
 
 function resetDirectStats () {
@@ -68,8 +66,7 @@ function learnHandle (handle) {
   return true
 }
 
-// A private field, as a symbol key showed in console.log(socket); the base class's constructor
-// returns its argument, so the field goes on a handle it did not create.
+// A private field (a symbol key showed in console.log(socket)) on a handle it did not create.
 class Target {
   constructor (object) {
     return object
@@ -124,18 +121,17 @@ const NEED_DRAIN = socketState === null ? 0 : socketState.needDrain
 const PlainSocket = socketState === null ? null : socketState.Socket
 const learned = internals === null ? null : internals.learned
 
-// For a socket of exactly net.Socket's class.
 function needDrain (state) {
   return (state[kState] & NEED_DRAIN) !== 0
 }
 
-// fallbackReason() found the socket writable: writableNeedDrain is the needDrain flag itself.
+// The socket is writable (fallbackReason()): writableNeedDrain is the needDrain flag itself.
 function directHandle (socket) {
   const handle = tcpHandle(socket)
   return handle === null || needDrain(socket._writableState) ? null : handle
 }
 
-// The handle of a connected net.Socket (not a subclass) the addon may write to, else null.
+// The handle of a connected net.Socket (no subclass) the addon may write to, else null.
 function tcpHandle (socket) {
   if (!direct || socket.constructor !== PlainSocket || learned.kHandle === null ||
       learned.kLastWriteQueueSize === null) {
@@ -153,8 +149,7 @@ function markNeedDrain (socket, total) {
   if (total >= state.highWaterMark) state.needDrain = true
 }
 
-// afterWriteTick()/afterWrite() of a direct write; for sendWaiting()'s, of a writev whose
-// callback first calls each waiting write's on its entry.
+// afterWriteTick()/afterWrite(); for sendWaiting(), of a writev calling each write's callback.
 function afterDirectWrite (socket, res, entries) {
   const state = socket._writableState
   if (needDrain(state) && !state.ending && !state.destroyed && state.length === 0) {
@@ -174,7 +169,6 @@ function bodyRest (chunk, from, len) {
   return Buffer.from(getBuffer.call(chunk), getByteOffset.call(chunk) + from, len - from)
 }
 
-// For C's line-count check of a block Node rendered.
 function countLines (head) {
   let lines = -2
   let at = -1
@@ -182,7 +176,6 @@ function countLines (head) {
   return lines
 }
 
-// write_()'s callback of a dropped body, on the next tick.
 function nop () {}
 
 // The bytes chunked framing adds around a body of `len` bytes (src/http_message.h).
@@ -193,11 +186,9 @@ function chunkFraming (len) {
   return digits + 2 + 2 + 5
 }
 
-// The inputs of one write (lib/shim.js keeps one).
 class Message {
   constructor () {
-    // A block cached in C (`slot` >= 0, its entry `block`) or res._header (`slot` -1, with
-    // `lines` header lines, which C checks again).
+    // `slot` >= 0: the block cached in C for `block`; -1: res._header, of `lines` lines.
     this.slot = -1
     this.contentLength = 0
     this.block = null
@@ -208,19 +199,14 @@ class Message {
     // A body Node drops (HEAD, 1xx, 204, 304): `body` is null, write_()'s tick is queued.
     this.dropped = false
     this.handle = null
-    // The errno of a failed direct write (sendWaiting()).
-    this.failed = 0
+    this.failed = 0 // the errno of a failed direct write (sendWaiting())
   }
 }
 
-/**
- * Writes the response once: to the descriptor when `message.handle` is set, else (or the rest)
- * in one socket.write() carrying the finish callback; then sets what end() sets. Each char of
- * an accepted head is one byte, so the size is known first and the Buffer comes from Node's
- * pool: an allocation of its own costs more than all else (benchmark/build-message.js).
- * One unit: docs/architecture.md, "The inlining budget".
- * @returns {string|null} null when sent, else the reason (nothing sent or changed)
- */
+// Writes the response once: to the descriptor when `message.handle` is set, else through
+// socket.write() (a pooled Buffer: its own allocation costs more, benchmark/build-message.js).
+// Null when sent, else the reason, nothing sent. One unit: docs/architecture.md, "The inlining
+// budget".
 function send (res, message, callback) {
   // Read before user code can run: a response ended from within the write finds its own.
   const slot = message.slot
@@ -234,17 +220,18 @@ function send (res, message, callback) {
   const socket = res.socket
   const chunked = (flags & FLAGS.CHUNKED) !== 0
   let size = head.length
-  // Node's state.length for the message (chars of the strings), where UTF-8 text makes it differ.
+  // Node's state.length (in chars) where UTF-8 makes it differ from the size.
   let nodeLength = -1
   if ((flags & (FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY)) === FLAGS.HEAD_UTF8) {
-    // With chunked framing Node writes the head as latin1, with the size line; so does C.
+    // Chunked, Node writes the head as latin1, with the size line; so does C.
     if (slot < 0 && !chunked) size = byteLength(head, 'utf8')
     nodeLength = head.length + chunk.length + (chunked ? chunkFraming(bodyLength) : 0)
   }
   const total = chunked ? size + bodyLength + chunkFraming(bodyLength) : size + bodyLength
   // Above the high-water mark the two counts would disagree on 'drain'.
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return REASON.NON_ASCII
-  // -1: the digits C kept. typeof first: a strict comparison with -1 would otherwise be a call.
+  // -1 repeats the digits C kept for the slot. (The typeof first: a strict
+  // comparison of a number or a string with -1 would otherwise be a call.)
   const repeat = typeof contentLength === 'number' && contentLength === -1
   const key = slot < 0
     ? 0
@@ -261,7 +248,7 @@ function send (res, message, callback) {
     written = outcome === WHOLE ? total : outcome === FAILED ? 0 : sendDetail(result)
   }
   if (written !== total) return sendRest(res, message, callback, { written, failed, total, nodeLength, key })
-  // leaveEnded() written out: docs/architecture.md, "The inlining budget".
+  // leaveEnded(), written out (docs/architecture.md, "The inlining budget").
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
   if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) {
@@ -285,8 +272,7 @@ function send (res, message, callback) {
   return null
 }
 
-// send() where no direct write took the whole message. `unsent`: `written` (-1: no direct
-// write), `failed` (its errno, else 0), `total`, `nodeLength` (as in send()) and `key`.
+// `unsent.written`: -1 where no direct write was tried; `failed`: its errno, else 0.
 function sendRest (res, message, callback, unsent) {
   const { written, total, nodeLength } = unsent
   const chunk = message.body
@@ -297,14 +283,13 @@ function sendRest (res, message, callback, unsent) {
   let out = null
   let rest = null // the body's unwritten rest, sent without a copy
   if (bodyLength > COPY_MAX_BODY) {
-    // Node's own end() meets the same full buffer or pending error, without copying the body.
+    // Node's end() meets the same full buffer or error, without copying the body.
     if (written <= 0) return REASON.BODY_TOO_LARGE
     if (written >= head.length && !chunked && nodeLength === -1) {
       rest = bodyRest(chunk, written - head.length, bodyLength)
     }
   }
   if (rest === null && message.slot < 0 && !chunk && !chunked) {
-    // Node's end() writes the string alone, and so does this.
     const code = binding.checkHead(head, message.lines)
     if (code !== 0) return rejected(code)
   } else if (rest === null) {
@@ -322,8 +307,7 @@ function sendRest (res, message, callback, unsent) {
   if (written > 0) {
     writePartRest(socket, handle, out !== null ? out.subarray(written) : rest, unsent, onWrite)
   } else {
-    // In the form Node's end() hands the socket: a failed write counts a Buffer's or writev's
-    // bytes, not one string's.
+    // As Node's end() hands it: a failed write counts a Buffer's bytes, not one string's.
     const data = out === null ? head : oneString ? latin1Slice.call(out) : out
     writeMessage(socket, handle, data, unsent, onWrite)
   }
@@ -331,7 +315,6 @@ function sendRest (res, message, callback, unsent) {
   return null
 }
 
-// What end() leaves on the response once its write is under way, in Node's order.
 function leaveEnded (res, chunk, chunked, dropped, callback) {
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
@@ -340,9 +323,9 @@ function leaveEnded (res, chunk, chunked, dropped, callback) {
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
 }
 
-// Node queues the header in outputData before a Uint8Array body (_send, _flushOutput); the
-// server's updater of pending data acts only on a paused socket or a response awaiting
-// 'drain', else its two calls cancel out and are skipped (benchmark/instructions.js, express3).
+// _send() queues the header before a Uint8Array body. The server's pending-data updater acts
+// only on a paused socket or awaited 'drain', else its two calls cancel out
+// (benchmark/instructions.js, express3).
 function headerThroughOutput (res) {
   const notify = res.socket._paused || res[kNeedDrain]
   const headLength = res._header.length
@@ -360,8 +343,7 @@ function writePartRest (socket, handle, rest, unsent, onWrite) {
   markNeedDrain(socket, total)
 }
 
-// The counters then read as Node's write of the whole leaves them; where the write did not
-// queue exactly `rest`, they are Node's own.
+// The counters then read as Node's write of the whole leaves them (unless it queued more).
 function writeRestCounted (socket, rest, onWrite, restLength, count, written) {
   if (typeof rest === 'string') {
     socket.write(rest, 'latin1', onWrite)
@@ -395,16 +377,11 @@ function finishSent (res) {
   if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) res._finish()
 }
 
-/**
- * end()'s write, `message` filled but for `handle` and `contentLength`. The caller counts the
- * response first: a 'prefinish' listener may throw. Inlined (docs/architecture.md, "The
- * inlining budget").
- * @returns {string|null} as send(); on a reason the slot's digits are forgotten (C may have
- *   stopped before it read them)
- */
+// end()'s write; the caller counts first, as a 'prefinish' listener may throw. On a reason the
+// slot's digits are forgotten (C may have stopped before it read them). Inlined.
 function sendEnd (res, message, callback) {
   const slot = message.slot
-  // Copying a body above COPY_MAX_BODY costs more than Node's path: only a direct write.
+  // Copying a body above COPY_MAX_BODY costs more than Node's path.
   const handle = slot >= 0 ? directHandle(res.socket) : null
   if (message.bodyLength > COPY_MAX_BODY && handle === null) return REASON.BODY_TOO_LARGE
   message.handle = handle
@@ -430,8 +407,7 @@ const CRLF_BUF = Buffer.from('\r\n', 'latin1')
 // (benchmark/compare.js, 64 KiB in 4 chunks, chunkedEnc=1; RESULTS.md).
 const JOIN_MAX = 1024
 
-// Whether writes wait on the cork. (A state without Node 20-26's buffered array answers no:
-// the last chunk then goes as a write of its own.)
+// A state without Node 20-26's buffered array answers no: the last chunk goes on its own.
 function writeWaiting (state) {
   const buffered = state.buffered
   return Array.isArray(buffered) && buffered.length > state.bufferedIndex
@@ -440,14 +416,12 @@ function writeWaiting (state) {
 // A longer flattening costs more than the entries it saves.
 const JOIN_TOTAL = 16 * 1024
 
-// onFinish as Node's pending write shows it: bound where end() writes one string (`single`),
-// else the writev's unnamed callback. Not a closure in send(): each call would allocate one.
+// onFinish as Node's pending write shows it: bound for one string, else unnamed, as a writev's.
 function finishCallback (res, single) {
   if (single) return protocol.onFinish.bind(undefined, res)
   return (err) => protocol.onFinish(res, err)
 }
 
-// After a writev each write's callback runs as a method of its entry, in order.
 // Refs: test/fixtures/responses.js "chunked write callbacks, their this and arguments"
 function joinedCallback (entries) {
   return (err) => {
@@ -455,7 +429,7 @@ function joinedCallback (entries) {
   }
 }
 
-// 'utf8', 'latin1', 'ascii' (writeChunk()'s CRLF: joins either), or null (not joined).
+// 'ascii' (writeChunk()'s CRLF) joins either; null is not joined.
 function waitingClass (entry) {
   const chunk = entry.chunk
   if (chunk === CRLF_BUF) return 'ascii'
@@ -464,7 +438,6 @@ function waitingClass (entry) {
   return encoding === 'utf8' || encoding === 'latin1' ? encoding : null
 }
 
-// The entry standing for buffered[i..j) joined.
 function joinEntries (buffered, i, j, cls) {
   let chunk = ''
   const entries = []
@@ -477,10 +450,8 @@ function joinEntries (buffered, i, j, cls) {
   return { chunk, encoding: ascii ? 'latin1' : 'utf8', callback: joinedCallback(entries) }
 }
 
-// Before the uncork's writev: Node's C++ writev converts each string on its own, dearer than
-// joining runs of one encoding. The same chars in order, so writableLength and the bytes stay;
-// pendingcb drops by the writes joined away; the last stays, so at least two go out. Only
-// where the uncork writes at once: an idle net.Socket (not a subclass) with its own writev.
+// docs/architecture.md, "Streamed responses". The same chars in order, so writableLength
+// stays; the last write stays, so a writev goes out. Only on an idle net.Socket's own writev.
 function joinWaiting (socket) {
   const state = socket._writableState
   const buffered = state.buffered
@@ -520,8 +491,7 @@ function joinWaiting (socket) {
   state.pendingcb -= buffered.length - out
   buffered.length = out
   if (latin1Only(buffered, from)) {
-    // A string costs the writev an encoding-name parse and a copy; a failed writev counts the
-    // bytes whatever it holds.
+    // A string costs the writev an encoding parse and a copy.
     for (let k = from; k < out; k++) {
       const entry = buffered[k]
       // In place: a write's callback runs on its own entry.
@@ -534,7 +504,6 @@ function joinWaiting (socket) {
   }
 }
 
-// Whether each write from `from` on is a Buffer, latin1, or ASCII UTF-8 of up to JOIN_TOTAL chars.
 function latin1Only (buffered, from) {
   for (let k = from; k < buffered.length; k++) {
     const entry = buffered[k]
@@ -549,8 +518,8 @@ function latin1Only (buffered, from) {
   return true
 }
 
-// Runs `run` with the handle's writes failing with the direct write's error (-errno), so that
-// Node reports it; as Node's, a failed Buffer write or writev counts `bytes`.
+// `run` with the handle's writes failing with the direct write's error, which Node then
+// reports; as Node's, a failed Buffer write or writev counts `bytes`.
 function reportingWrites (handle, errno, bytes, run) {
   const fail = () => {
     countDirect(handle, bytes)
