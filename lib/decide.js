@@ -1,7 +1,6 @@
 'use strict'
 
-// The one place that picks end()'s path. Each check names the part of Node's
-// lib/_http_outgoing.js or lib/_http_server.js it mirrors.
+// The one place that picks end()'s path; checks name what of Node's _http_outgoing.js they mirror.
 
 const { Buffer } = require('node:buffer')
 const util = require('node:util')
@@ -14,7 +13,6 @@ const { currentWriteHead } = require('./write-head.js')
 
 const options = { maxBodySize: DEFAULT_MAX_BODY }
 
-// `max`: a non-negative safe integer, checked by lib/index.js install().
 function setMaxBodySize (max) {
   options.maxBodySize = max
 }
@@ -32,9 +30,8 @@ const viewByteOffset = intrinsic('byteOffset')
 const viewByteLength = intrinsic('byteLength')
 const viewLength = intrinsic('length')
 
-// Whether Node's Writable turns `chunk` into the bytes C reads: Stream._uint8ArrayToBuffer()
-// reads buffer, byteOffset and byteLength as lookups (which a subclass may misread) and throws
-// for a detached view.
+// Whether Stream._uint8ArrayToBuffer() gives the bytes C reads: it reads buffer, byteOffset
+// and byteLength as lookups (a subclass may misread) and throws for a detached view.
 function writtenAsIs (chunk) {
   if (chunk instanceof Buffer) return true
   const buffer = viewBuffer.call(chunk)
@@ -53,7 +50,7 @@ function writtenAsIs (chunk) {
 
 const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } =
   internals === null ? {} : internals
-// A writable net.Socket (not a subclass) is not destroyed and keeps its handle under a symbol:
+// A writable net.Socket (no subclass) is not destroyed and keeps its handle under a symbol:
 // three megamorphic getter loads saved.
 const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
@@ -76,32 +73,27 @@ if (internals !== null) {
   socketWriteGeneric = k._writeGeneric
 }
 
-// Whether end() writes a string body and its header as one string (24.21+, 26.8+): a block
-// Node rendered would leave as a latin1 string sliced from C's Buffer, dearer than Node's own
-// end() (benchmark/instructions.js, shapes hono and honojson; docs/fallbacks.md).
+// end() writes a string body and its header as one string (24.21+, 26.8+): after Node's block,
+// a latin1 string sliced from C's Buffer, dearer than Node's end() (benchmark/instructions.js hono).
 const slicedString = internals !== null && internals.protocol.oneStringWrite('x', false)
 
-// Where slicedString: end(chunk) with a non-empty string body after a block Node rendered
-// (or will render: `block` null).
 function nodeRenderedString (res, chunk, block) {
   return slicedString && block === null && typeof chunk === 'string' && chunk.length !== 0 &&
     res._hasBody === true && res.chunkedEncoding !== true
 }
 
-// writeHead()'s this._storeHeader(): Node's, or lib/write-head.js's beneath a writeHead wrapper.
+// Node's, or lib/write-head.js's beneath a writeHead wrapper.
 let endStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
-// end() calls these only while res._header is not set.
 function headerMethodsPatched (res) {
   return res.writeHead !== currentWriteHead() || res._implicitHeader !== resImplicitHeader ||
     res._storeHeader !== endStoreHeader
 }
 
-// end() (22+) calls this.uncork(): Node's, or the shim's, which calls OutgoingMessage#uncork.
+// 22+'s end() calls this.uncork(): Node's, or the shim's.
 let endUncork = resUncork
 const outgoingProto = require('node:http').OutgoingMessage.prototype
 
-// The uncork() and _storeHeader() install() left on ServerResponse.prototype.
 function setEndMethods (uncork, storeHeader) {
   endUncork = uncork
   endStoreHeader = storeHeader
@@ -121,15 +113,13 @@ function methodsPatched (res, socket) {
   return headerMethodsPatched(res) || writeMethodsPatched(res, socket)
 }
 
-// What may wait before a write of the shim's: nothing (end()'s write must be the socket's
-// next); nothing on the response (Node 20's write() adds to the socket's cork); or chunks held
-// on the response's own cork (24.22+'s uncork() sends them).
+// What may wait before a write of the shim's: nothing; the socket's cork (Node 20's write());
+// or chunks held on the response's cork (24.22+'s uncork() sends them).
 const WAIT_NONE = 0
 const WAIT_SOCKET = 1
 const WAIT_HELD = 2
 
-// The socket checks of every path, in Node's order: _writeRaw() writes directly only to the
-// current, writable socket; write_() and _send() queue in outputData otherwise.
+// In Node's order: _writeRaw() writes only to the current, writable socket, else queues.
 function socketReason (res, socket, wait) {
   if (!socket || !(socket instanceof Socket)) return REASON.NO_SOCKET
   if (socket._httpMessage !== res) return REASON.NOT_SOCKET_OWNER
@@ -148,8 +138,7 @@ function socketReason (res, socket, wait) {
   return null
 }
 
-// socketReason(), then the methods a write of the shim's stands in for (written out in
-// fallbackReason() and streamedReason(), as measured).
+// Written out in fallbackReason() and streamedReason(), as measured.
 function writeReadyReason (res, socket, wait) {
   const reason = socketReason(res, socket, wait)
   if (reason !== null) return reason
@@ -157,17 +146,15 @@ function writeReadyReason (res, socket, wait) {
 }
 
 /**
- * Whether res.end(chunk, encoding) may take the native path: checks cheapest first, without
- * side effects. One unit: docs/architecture.md, "The inlining budget".
+ * Whether res.end() may take the native path: checks cheapest first, without side effects.
+ * One unit: docs/architecture.md, "The inlining budget".
  * @param {object|null} block lib/render.js blockOf(): null for a header the renderer did not render
- * @returns {string|null} null for the native path, REASON.BODY_DROPPED for the native path
- *   without the chunk (Node drops it), else a FALLBACK value
+ * @returns {string|null} null, BODY_DROPPED (native, Node drops the chunk), or a FALLBACK value
  */
 function fallbackReason (res, chunk, encoding, block) {
   if (binding === null) return REASON.NO_BINDING
   if (internals === null) return REASON.UNSUPPORTED_NODE
   if (httpDebug) return REASON.DEBUG
-  // OutgoingMessage#end: a finished response reports or queues, per chunk.
   if (res.finished) return REASON.FINISHED
   if (res.destroyed) return REASON.DESTROYED
   if (res._headerSent) return REASON.HEADERS_SENT
@@ -180,13 +167,12 @@ function fallbackReason (res, chunk, encoding, block) {
       return REASON.CHUNK_TYPE
     }
   }
-  // Before the socket is read, so that this fallback costs little more than Node's end().
+  // Before the socket is read, so this fallback costs little more than Node's end().
   if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return REASON.NODE_RENDERED
   const socket = res.socket
   const socketFailure = socketReason(res, socket, WAIT_NONE)
   if (socketFailure !== null) return socketFailure
-  // A replaced writeHead() (on-headers) matters only while end() has the header to render;
-  // headerFirst() may then let end() render it as Node's would.
+  // A replaced writeHead() matters only while end() renders the header (then headerFirst()).
   if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) return REASON.PATCHED
   const req = res.req
   if (!versionKnown(res, req)) return REASON.HTTP_VERSION
@@ -200,8 +186,7 @@ function fallbackReason (res, chunk, encoding, block) {
   const dropped = bodyDropped(res)
   if (chunk) {
     if (dropped) {
-      // write_ under rejectNonStandardBodyWrites throws ERR_HTTP_BODY_NOT_ALLOWED, from a
-      // rendered header and a corked socket.
+      // Node throws ERR_HTTP_BODY_NOT_ALLOWED, from a rendered header and a corked socket.
       if (kRejectNonStandardBodyWrites === null || res[kRejectNonStandardBodyWrites] !== false) {
         return noBodyReason(req)
       }
@@ -226,17 +211,15 @@ function fallbackReason (res, chunk, encoding, block) {
   return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
 }
 
-// Node reads only useChunkedEncodingByDefault (false for HTTP/1.0 unless TE names chunked), as
-// the renderers do.
+// Node reads useChunkedEncodingByDefault only (false for HTTP/1.0 unless TE names chunked).
 function versionKnown (res, req) {
   return !!req && req.httpVersionMajor === 1 &&
     (req.httpVersionMinor === 1 || req.httpVersionMinor === 0) &&
     typeof res.useChunkedEncodingByDefault === 'boolean'
 }
 
-// C frames chunked only after a block the renderer cached as chunked or Node's writeHead()
-// rendered; a block whose chunkedEncoding was changed by hand, and a header end() would render
-// chunked, are Node's. Without a body (HEAD) end() neither frames nor sends the chunk.
+// C frames chunked after a block cached as chunked or rendered by Node's writeHead(), with a
+// body; a block whose chunkedEncoding changed by hand, or end()'s chunked render, is Node's.
 function framingKnown (res, block, hasBody) {
   const ours = block !== null
   const chunkedBlock = ours && block.chunked
@@ -260,8 +243,7 @@ function headersReason (headers) {
   return null
 }
 
-// writeHead() and _storeHeader()'s checks on a fresh response that the renderer does not
-// reproduce.
+// writeHead() and _storeHeader()'s checks the renderer does not reproduce.
 function freshReason (res, dropped) {
   // ToInt32 of an object would run user code, once per renderer.
   const status = res.statusCode
@@ -286,8 +268,7 @@ function freshReason (res, dropped) {
   return null
 }
 
-// Whether write_() drops end()'s chunk and _storeHeader() adds no framing: HEAD, or a
-// bodyless status.
+// write_() drops end()'s chunk and _storeHeader() adds no framing (HEAD, 1xx, 204, 304).
 function bodyDropped (res) {
   if (res._hasBody === false) return true
   if (res._header !== null) return false
@@ -297,7 +278,7 @@ function bodyDropped (res) {
   return isBodylessStatus(status | 0)
 }
 
-// write_()'s checks of a chunk ('' for none) and the response, in order.
+// write_()'s checks, in order ('' for no chunk).
 function chunkReason (res, chunk, encoding) {
   if (typeof chunk === 'string') {
     if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
@@ -310,7 +291,7 @@ function chunkReason (res, chunk, encoding) {
   return null
 }
 
-// end()'s checks once write() sent the header: the Writable checks a Uint8Array's encoding too.
+// end()'s after write() sent the header: the Writable checks a Uint8Array's encoding too.
 function sentHeaderReason (res, chunk, encoding) {
   if (httpDebug) return REASON.DEBUG
   if (chunk) {
@@ -324,8 +305,8 @@ function sentHeaderReason (res, chunk, encoding) {
   return res._hasBody !== true ? REASON.NO_BODY_STATUS : null
 }
 
-// Whether end(), told PATCHED, may start as Node's end() does (lib/shim.js renderFirst()):
-// only the methods that render the header were replaced, and nothing turns end() from that start.
+// Whether end(), told PATCHED, may start as Node's (lib/shim.js renderFirst()): only the
+// methods that render the header were replaced.
 function headerFirst (res) {
   return !res._header && !res.strictContentLength && !writeMethodsPatched(res, res.socket) &&
     headerMethodsPatched(res)
