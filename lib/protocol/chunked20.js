@@ -1,9 +1,7 @@
 'use strict'
 
-// write(), and end() after it, with chunked framing as Node 20's write_() and end() do them
-// (docs/protocols.md, probeWrite() node20). The same chars in fewer writes on the same cork:
-// the Writable counts chars, so writableLength, needDrain, 'drain', bytesWritten and write()'s
-// result read the same, and the tick's uncork still writes at least two in one writev.
+// write(), and end() after it, as Node 20's (docs/protocols.md): the same chars in fewer writes
+// on the same cork, so the Writable's counts read the same and the uncork still writes a writev.
 
 const { byteLength } = Buffer
 const internals = require('../internals.js')
@@ -17,7 +15,6 @@ const { REASON, httpDebug } = require('../rules.js')
 const processObject = process
 // resUncork: Node's OutgoingMessage#uncork, which 22+'s end() calls.
 const { protocol, kNeedDrain, kCorked, uncork: resUncork } = internals === null ? {} : internals
-// write_() holds chunks on a corked response (24.22+, 26.10+).
 const heldChunks = internals !== null && internals.chunkedUncork === true
 
 const numberToString = Number.prototype.toString
@@ -25,7 +22,6 @@ const numberToString = Number.prototype.toString
 // eslint-disable-next-line no-control-regex -- every char below 0x80 is ASCII
 const NON_ASCII = /[^\x00-\x7f]/
 
-// write_()'s connectionCorkNT.
 function uncorkSocket (socket) {
   if (socket._writableState.corked === 1) joinWaiting(socket)
   socket.uncork()
@@ -36,8 +32,7 @@ function chunkBytes (chunk, encoding) {
   return encoding === 'latin1' ? chunk.length : byteLength(chunk, 'utf8')
 }
 
-// The size line (after the header when `merged`) and the chunk, joined where that does not
-// re-encode the line.
+// Joined where that does not re-encode the line (`merged`: after the header).
 function writeSized (socket, line, chunk, encoding, len, merged) {
   const latin1 = encoding === 'latin1'
   if (typeof chunk !== 'string') {
@@ -58,7 +53,6 @@ function writeSized (socket, line, chunk, encoding, len, merged) {
   }
 }
 
-// write_() for one non-empty chunk, once writeReason() said yes.
 function writeChunk (res, chunk, encoding, callback) {
   const socket = res.socket
   const len = chunkBytes(chunk, encoding)
@@ -80,12 +74,8 @@ function writeChunk (res, chunk, encoding, callback) {
   return ret
 }
 
-/**
- * end() after write(), once tailReason() said yes: Node 20's end(chunk) writes the chunk as
- * write_() does, then the last chunk (or, without chunked framing, an empty string) carrying
- * 'finish', and uncorks: one writev with the writes waiting.
- * @returns {number} the held chunks sent, end()'s among them when joined
- */
+// Node 20's end(chunk) after write(): the chunk as write_() writes it, then the last chunk (or
+// '') carrying 'finish', then one writev. Returns the held chunks sent.
 function endAfterWrites (res, chunk, encoding, callback) {
   const socket = res.socket
   const onWrite = finishCallback(res, false)
@@ -106,9 +96,8 @@ function endAfterWrites (res, chunk, encoding, callback) {
   return flushed
 }
 
-// A short string chunk joins its framing and the last chunk (not trailers, whose latin1 chars a
-// UTF-8 write would encode otherwise) while a write waits, so that a writev still goes out: a
-// plain write counts a failed string write's bytes otherwise.
+// A short string joins its framing and the last chunk (not trailers: latin1) while a write
+// waits, so a writev still goes out (a plain write counts a failed string's bytes otherwise).
 function endWritten (res, chunk, encoding, callback, onWrite) {
   const socket = res.socket
   if (res.chunkedEncoding && !chunk) {
@@ -135,7 +124,6 @@ function endWritten (res, chunk, encoding, callback, onWrite) {
   }
 }
 
-// Whether res.write() may send a chunk in fewer socket writes (writeChunk()).
 function writeReason (res, chunk, encoding) {
   // NODE_DEBUG=http: write_() prints its result.
   if (httpDebug) return REASON.DEBUG
@@ -156,8 +144,7 @@ function corkHolds (state) {
   return state.corked !== 0 && Array.isArray(state.buffered) && state.buffered.length > state.bufferedIndex
 }
 
-// Whether end() after write() may send in fewer writes (endAfterWrites()). Only null
-// matters: end() counts its own reason.
+// Only null matters: end() counts its own reason.
 function tailReason (res, chunk, encoding) {
   if (internals.chunkedUncork) return heldTailReason(res, chunk, encoding)
   if (res.chunkedEncoding === true) {
@@ -175,8 +162,7 @@ function tailReason (res, chunk, encoding) {
   const socket = res.socket
   const ready = writeReadyReason(res, socket, WAIT_SOCKET)
   if (ready !== null) return ready
-  // Node's end() adds two writes to at least one waiting: one writev, as the one write joins;
-  // alone it would be a plain write, which reports a failure otherwise (bytesWritten).
+  // With none waiting Node's end() writes plainly, which reports a failure otherwise.
   if (!corkHolds(socket._writableState)) return REASON.NOTHING_HELD
   // 22+'s end() calls the response's uncork().
   if (res.uncork !== resUncork) return REASON.PATCHED

@@ -1,8 +1,7 @@
 'use strict'
 
-// Chunked framing as Node 24.22 and 26.10 do it (docs/protocols.md, probeWrite() node24):
-// write_() holds chunks on the corked response (kChunkedBuffer: chunk, encoding, callback;
-// kChunkedLength: their bytes); its uncork() sends them as one chunk, a write per piece.
+// Chunked framing as Node 24.22 and 26.10 do it (docs/protocols.md): write_() holds chunks
+// (kChunkedBuffer: chunk, encoding, callback; kChunkedLength: bytes) until the uncork().
 
 const { byteLength } = Buffer
 const internals = require('../internals.js')
@@ -14,14 +13,13 @@ const { isUint8Array } = require('node:util/types')
 const { protocol, kCorked, kChunkedBuffer, kChunkedLength, kNeedDrain } = internals === null ? {} : internals
 const numberToString = Number.prototype.toString
 
-// 'utf8', 'latin1', or null for a chunk written on its own.
 function joinClass (chunk, encoding) {
   if (typeof chunk !== 'string' || chunk.length > JOIN_MAX) return null
   if (!encoding || encoding === 'utf8') return 'utf8'
   return encoding === 'latin1' ? 'latin1' : null
 }
 
-// Whether the held strings are all latin1 or ASCII UTF-8: then their bytes number their chars.
+// Whether the held strings are latin1 or ASCII UTF-8, their bytes numbering their chars.
 function asciiHeld (held, bytes) {
   let chars = 0
   for (let n = 0; n < held.length; n += 3) {
@@ -37,13 +35,8 @@ function asciiHeld (held, bytes) {
   return chars === bytes
 }
 
-/**
- * Node 24.22's OutgoingMessage#uncork() once uncorkReason() said yes, step for step as Node's,
- * joining runs of strings of one encoding.
- * @param {string} [last] from end(): the last chunk, joined to the closing CRLF
- * @param {Function} [onLast] its callback
- * @returns {number} the chunks sent
- */
+// Node 24.22's OutgoingMessage#uncork() step for step, runs of strings of one encoding joined.
+// `last`, `onLast`: end()'s last chunk, joined to the closing CRLF, and its callback.
 function flushChunks (res, last, onLast) {
   res[kCorked]--
   const socket = res.socket
@@ -104,7 +97,6 @@ function flushChunks (res, last, onLast) {
   return count
 }
 
-// end(chunk) of a response that holds chunks: the last chunk goes with the closing CRLF.
 function endHeld (res, chunk, encoding, callback, onWrite) {
   const held = res[kChunkedBuffer]
   if (chunk) {
@@ -152,8 +144,7 @@ function heldTailReason (res, chunk, encoding) {
   return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
 }
 
-// Whether res.uncork() may send held chunks in fewer writes: Node's would send them now,
-// straight to the socket the response owns.
+// Where Node's uncork() would send held chunks now, to the socket the response owns.
 function uncorkReason (res) {
   const buffered = res[kChunkedBuffer]
   if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 ||

@@ -26,19 +26,14 @@ const { WHOLE, REJECTED, FAILED } = SENT
 // Beyond this, Node's writev, which copies nothing, costs less.
 const JOIN_BODY_MAX = COPY_MAX_BODY
 
-// null: an encoding Node's own end() must write.
 function partClass (chunk, encoding) {
   if (typeof chunk !== 'string') return 'buffer'
   if (encoding === 'latin1') return 'latin1'
   return encoding === 'utf8' || !encoding ? 'utf8' : null
 }
 
-/**
- * Fills `m.body`, `m.bodyLength` and `m.flags` with the body of the writes waiting (the first
- * holds the header `head`) and end()'s chunk: one part as it is, several as one string where
- * all are text of one class, else copied into one Buffer.
- * @returns {string|null} null, or the reason Node's own end() must run
- */
+// The body of the writes waiting (the first holds `head`) and end()'s chunk into `m`: one part
+// as it is, text of one class joined, else copied into one Buffer.
 function waitingBody (buffered, head, chunk, encoding, m) {
   const first = buffered[0].chunk
   const last = chunk ? buffered.length + 1 : buffered.length
@@ -85,7 +80,6 @@ function joinParts (buffered, head, chunk) {
   return chunk ? body + chunk : body
 }
 
-// null: a UTF-8 part is not ASCII.
 function copyParts (buffered, head, chunk, encoding, length) {
   const out = allocUnsafe(length)
   let at = 0
@@ -109,11 +103,10 @@ function copyParts (buffered, head, chunk, encoding, length) {
 }
 
 /**
- * Once streamedReason() said yes: the cached block, the writes' body and `chunk` in one direct
- * write, leaving the socket as Node's writev of them would.
+ * The block, the writes' body and `chunk` in one direct write, leaving what Node's writev would.
  * @param {Message} m slot, contentLength and handle filled by the caller
- * @returns {string|null} null when sent (whole or in part); REPORT: Node's own end() must run
- *   inside reportingWrites(); else the reason, nothing sent or changed
+ * @returns {string|null} null when sent; REPORT: Node's own end() must run inside
+ *   reportingWrites(); else the reason, nothing sent
  */
 function sendWaiting (res, m, chunk, encoding, callback) {
   const socket = res.socket
@@ -158,8 +151,8 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   return null
 }
 
-// The state Node's end() leaves once its writev of `count` waiting writes went out. The
-// Writable's own uncork clears the cork where the state keeps it twice (20.19+: count and bit).
+// As Node's writev of `count` writes leaves it; the Writable's uncork clears the cork where it
+// is kept twice (20.19+: count and bit).
 function takeWaiting (socket, state, count) {
   state.length = 0
   state.buffered = null
@@ -199,12 +192,8 @@ function restCallback (res, entries) {
   }
 }
 
-/**
- * Whether sendWaiting() may run: every write since the header waits in write_()'s cork,
- * nothing else pends, and the renderer cached the block.
- * @param {object|null} block lib/render.js blockOf() for `res`
- * @returns {string|null} null to send it, else the reason end() counts
- */
+// Whether every write since the header waits in write_()'s cork, nothing else pends, and the
+// block is cached. `block`: lib/render.js blockOf().
 function streamedReason (res, chunk, encoding, block) {
   if (httpDebug) return REASON.DEBUG
   const early = chunkReason(res, chunk || '', chunk ? encoding : undefined)
@@ -225,7 +214,6 @@ function streamedReason (res, chunk, encoding, block) {
   return null
 }
 
-// Whether the writes waiting are all of `res` since its header, and nothing else pends.
 function waitingReason (res, state) {
   const buffered = state.buffered
   if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 ||
