@@ -81,11 +81,7 @@ function onRequestStart () {
   seen++
 }
 
-/**
- * The report, as printed.
- * @param {{ reason: string, message: string } | null} inactive
- * @param {number} requests requests servers received while armed
- */
+/** The report, as printed. `requests`: those servers received while armed. */
 function format (stats, inactive, requests, wrappers = []) {
   const lines = [`http-oneshot report (Node ${process.version}, pid ${process.pid}): ` +
     (inactive === null ? 'active' : `inactive: ${inactive.message}`)]

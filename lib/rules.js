@@ -46,9 +46,8 @@ const COPY_MAX_BODY = 4 * 1024
 // NODE_DEBUG=http: Node prints lines from end() and write_().
 const httpDebug = util.debuglog('http').enabled
 
-// A stored header value that is not a string: numbers and arrays of valid strings and numbers
-// render as Node's; other values, and numbers under Content-Disposition (which Node decodes as
-// a string), are Node's. `key`: the lowercase name.
+// A stored value that is not a string: numbers and arrays of valid strings and numbers render
+// as Node's, except under Content-Disposition, which Node decodes as a string.
 function valueReason (key, value) {
   if (typeof value === 'number') return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
   if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
@@ -68,8 +67,7 @@ function isBodylessStatus (code) {
   return code === 204 || code === 304 || (code >= 100 && code <= 199)
 }
 
-// Every answer of the deciders and writers: FALLBACK (what stats().reasons counts), and the
-// answers acted on without counting a fallback.
+// FALLBACK (what stats().reasons counts), and the answers acted on without counting.
 const REASON = Object.freeze({
   ...FALLBACK,
   BODY_DROPPED: 'body-dropped', // native: Node drops end()'s body (HEAD, 1xx, 204, 304)

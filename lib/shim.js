@@ -118,8 +118,7 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
   return endWithHeader(res, callback, len, guessed)
 }
 
-// Sends with the block, rendered here if there is none. `len`: the body's byte length (its
-// char length when `guessed`). One unit: docs/architecture.md, "The inlining budget".
+// One unit: docs/architecture.md, "The inlining budget". `len`: char length when `guessed`.
 function endWithHeader (res, callback, len, guessed) {
   const m = message
   let block = m.block
@@ -163,8 +162,7 @@ function endWithHeader (res, callback, len, guessed) {
   return reason === null || sentAgain(res, m, callback, reason, guessed)
 }
 
-// renderFresh() gave a reason: true once Node's renderer wrote the header (RENDER_BY_NODE),
-// false once the fallback is counted.
+// renderFresh() gave a reason: true once Node rendered the header (RENDER_BY_NODE).
 function renderedByNode (res, fresh, previousLength, chunk) {
   if (fresh === REASON.RENDER_BY_NODE && decide.nodeRenderedString(res, chunk, null)) {
     // Left to Node before it renders (lib/decide.js slicedString).
@@ -187,8 +185,7 @@ function renderedByNode (res, fresh, previousLength, chunk) {
   return true
 }
 
-// sendEnd() refused `m` unsent: sent again where a guess about the text was wrong, else false
-// with the fallback counted.
+// sendEnd() refused `m` unsent: sent again where a guess about the text was wrong.
 function sentAgain (res, m, callback, reason, guessed) {
   const flags = m.flags
   if (reason === REASON.NON_ASCII && guessed) {
@@ -288,8 +285,7 @@ function endByNode (run, nodeEnd, res, args) {
   }
 }
 
-// docs/architecture.md, "Streamed responses". Null when done; REPORT when a pending socket error
-// failed the write; else the reason Node's own end() must run for.
+// docs/architecture.md, "Streamed responses". Null when done, else REPORT or the reason.
 function endStreamed (res, chunk, encoding, callback, block) {
   const reason = streamedReason(res, chunk, encoding, block)
   if (reason !== null) return reason
