@@ -9,6 +9,8 @@ const dc = require('node:diagnostics_channel')
 const SIGNALS = ['SIGINT', 'SIGTERM']
 const REQUEST_START = 'http.server.request.start'
 const OWN_PATH = 'Node\'s own path is required here'
+const THROWS = OWN_PATH + ' (it throws)'
+const LOAD_FIRST = 'load http-oneshot before it (node -r http-oneshot/register)'
 
 // What the user can change, per FALLBACK reason and lib/index.js's probe-pending.
 const ADVICE = {
@@ -28,9 +30,8 @@ const ADVICE = {
   patched: 'another module replaced a method end() uses (an APM agent, compression, on-headers): ' +
     'drop the wrapper where you do not need it, else ' + OWN_PATH,
   'http-version': 'not an HTTP/1.0 or 1.1 request (or useChunkedEncodingByDefault is not a boolean): ' + OWN_PATH,
-  head: 'a body given to a HEAD response under rejectNonStandardBodyWrites: ' + OWN_PATH + ' (it throws)',
-  'no-body-status': 'a body given to a 1xx, 204 or 304 response under rejectNonStandardBodyWrites: ' +
-    OWN_PATH + ' (it throws)',
+  head: 'a body given to a HEAD response under rejectNonStandardBodyWrites: ' + THROWS,
+  'no-body-status': 'a body given to a 1xx, 204 or 304 response under rejectNonStandardBodyWrites: ' + THROWS,
   expect: 'Expect: 100-continue handling or an Expect header set by the app: ' + OWN_PATH,
   'strict-content-length': 'res.strictContentLength is set: unset it where the Content-Length is right',
   trailers: 'addTrailers() or a Trailer header: ' + OWN_PATH,
@@ -39,7 +40,7 @@ const ADVICE = {
   chunked: 'chunked framing on a header block the renderer did not cache: ' +
     'send the body in one res.end(body) (a Content-Length instead of chunks)',
   encoding: 'a string body in an encoding other than utf8 or latin1: pass a Buffer or a utf8 string',
-  'chunk-type': 'a body that is neither a string nor a Uint8Array: ' + OWN_PATH + ' (it throws)',
+  'chunk-type': 'a body that is neither a string nor a Uint8Array: ' + THROWS,
   'body-too-large': 'a body above install({ maxBodySize }), or above 4 KiB where no direct write ' +
     'was possible (TLS, a header block Node rendered): raise maxBodySize, or ' + OWN_PATH,
   'header-value': 'a header value whose conversion to a string runs code (an object with toString()): ' +
@@ -53,7 +54,7 @@ const ADVICE = {
     'as @hono/node-server does, or a header only Node renders), on Node 24.21+ or 26.8+, where ' +
     'Node\'s own end() costs less: nothing to change (on Node 20 and 22 such responses are native)',
   'keep-alive-max': 'server.maxRequestsPerSocket is not a 32-bit integer: set an integer',
-  invalid: 'Node would throw for this response (or the core refused it): ' + OWN_PATH + ' (it throws)',
+  invalid: 'Node would throw for this response (or the core refused it): ' + THROWS,
   'probe-pending': 'served before the probe of this Node binary answered; its answer is stored, ' +
     'so the next process starts native (set HTTP_ONESHOT_CACHE_DIR to a writable directory if ' +
     'every run shows this)'
@@ -66,10 +67,8 @@ const INACTIVE_ADVICE = {
   'addon-disabled': 'unset HTTP_ONESHOT_NATIVE to load the addon',
   'addon-not-loaded': 'run "npm rebuild http-oneshot --foreground-scripts" to see why the addon was not built',
   'unsupported-node': ADVICE['unsupported-node'],
-  wrapped: 'another module wrapped OutgoingMessage#_storeHeader first: load http-oneshot before it ' +
-    '(node -r http-oneshot/register)',
-  'end-replaced': 'another module defined ServerResponse#end first: load http-oneshot before it ' +
-    '(node -r http-oneshot/register)',
+  wrapped: 'another module wrapped OutgoingMessage#_storeHeader first: ' + LOAD_FIRST,
+  'end-replaced': 'another module defined ServerResponse#end first: ' + LOAD_FIRST,
   'probe-pending': ADVICE['probe-pending']
 }
 
