@@ -48,10 +48,8 @@ function writtenAsIs (chunk) {
   }
 }
 
-const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } =
-  internals === null ? {} : internals
-// A writable net.Socket (no subclass) is not destroyed and keeps its handle under a symbol:
-// three megamorphic getter loads saved.
+const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } = internals === null ? {} : internals
+// A writable plain net.Socket is not destroyed; its handle under a symbol saves three getter loads.
 const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
 const learned = internals === null ? null : internals.learned
@@ -101,11 +99,9 @@ function setEndMethods (uncork, storeHeader) {
 
 // Unrolled: this runs for every response.
 function writeMethodsPatched (res, socket) {
-  return res._send !== resSend || res._writeRaw !== resWriteRaw ||
-    res._flushOutput !== resFlushOutput ||
-    res.uncork !== endUncork || outgoingProto.uncork !== resUncork ||
-    socket.write !== socketWrite || socket.cork !== socketCork ||
-    socket.uncork !== socketUncork || socket._write !== socketWrite_ ||
+  return res._send !== resSend || res._writeRaw !== resWriteRaw || res._flushOutput !== resFlushOutput ||
+    res.uncork !== endUncork || outgoingProto.uncork !== resUncork || socket.write !== socketWrite ||
+    socket.cork !== socketCork || socket.uncork !== socketUncork || socket._write !== socketWrite_ ||
     socket._writev !== socketWritev || socket._writeGeneric !== socketWriteGeneric
 }
 
@@ -113,8 +109,7 @@ function methodsPatched (res, socket) {
   return headerMethodsPatched(res) || writeMethodsPatched(res, socket)
 }
 
-// What may wait before a write of the shim's: nothing; the socket's cork (Node 20's write());
-// or chunks held on the response's cork (24.22+'s uncork() sends them).
+// What may wait before the shim's write: nothing, the socket's cork, or chunks held (24.22+).
 const WAIT_NONE = 0
 const WAIT_SOCKET = 1
 const WAIT_HELD = 2
@@ -146,9 +141,8 @@ function writeReadyReason (res, socket, wait) {
 }
 
 /**
- * Whether res.end() may take the native path: checks cheapest first, without side effects.
- * One unit: docs/architecture.md, "The inlining budget".
- * @param {object|null} block lib/render.js blockOf(): null for a header the renderer did not render
+ * Whether res.end() may take the native path, cheapest check first; one unit (docs/architecture.md,
+ * "The inlining budget"). `block`: lib/render.js blockOf().
  * @returns {string|null} null, BODY_DROPPED (native, Node drops the chunk), or a FALLBACK value
  */
 function fallbackReason (res, chunk, encoding, block) {
@@ -213,8 +207,7 @@ function fallbackReason (res, chunk, encoding, block) {
 
 // Node reads useChunkedEncodingByDefault only (false for HTTP/1.0 unless TE names chunked).
 function versionKnown (res, req) {
-  return !!req && req.httpVersionMajor === 1 &&
-    (req.httpVersionMinor === 1 || req.httpVersionMinor === 0) &&
+  return !!req && req.httpVersionMajor === 1 && (req.httpVersionMinor === 1 || req.httpVersionMinor === 0) &&
     typeof res.useChunkedEncodingByDefault === 'boolean'
 }
 
@@ -231,8 +224,7 @@ function framingKnown (res, block, hasBody) {
   return !chunkedBlock || hasBody === true
 }
 
-// setHeader() validated what it stored; only arrays change afterwards. A line count taken
-// from a rendered block is exact only while no stored value holds CR or LF.
+// Only arrays change after setHeader() validated; a CR or LF in one would break the line count.
 function headersReason (headers) {
   for (const key in headers) {
     const value = headers[key][1]
@@ -305,8 +297,7 @@ function sentHeaderReason (res, chunk, encoding) {
   return res._hasBody !== true ? REASON.NO_BODY_STATUS : null
 }
 
-// Whether end(), told PATCHED, may start as Node's (lib/shim.js renderFirst()): only the
-// methods that render the header were replaced.
+// end(), told PATCHED, may start as Node's (lib/shim.js renderFirst()) if only renderers were replaced.
 function headerFirst (res) {
   return !res._header && !res.strictContentLength && !writeMethodsPatched(res, res.socket) &&
     headerMethodsPatched(res)

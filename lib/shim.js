@@ -316,8 +316,7 @@ function endReporting (res, nodeEnd, args) {
   const m = message
   const handle = m.handle
   m.handle = null
-  return reportingWrites(handle, m.failed, res._header.length + m.bodyLength,
-    () => nodeEnd.apply(res, args))
+  return reportingWrites(handle, m.failed, res._header.length + m.bodyLength, () => nodeEnd.apply(res, args))
 }
 
 // The start of Node's end() under a writeHead wrapper (docs/architecture.md, "Patchers and APM
@@ -409,8 +408,7 @@ function uncork () {
 
 // end() after write() joins writes where end() and write_() are both Node 20's, or both Node
 // 24.22's (heldTail; a response holding chunks first falls back as socket-busy).
-const heldTail = internals !== null && internals.chunkedUncork === true &&
-  internals.protocol.name === 'node24'
+const heldTail = internals !== null && internals.chunkedUncork === true && internals.protocol.name === 'node24'
 const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === true &&
   internals.protocol.name === 'node20')
 

@@ -147,8 +147,7 @@ function heldTailReason (res, chunk, encoding) {
 // Where Node's uncork() would send held chunks now, to the socket the response owns.
 function uncorkReason (res) {
   const buffered = res[kChunkedBuffer]
-  if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 ||
-      buffered.length % 3 !== 0) {
+  if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 || buffered.length % 3 !== 0) {
     return REASON.NOTHING_HELD
   }
   if (res.destroyed) return REASON.DESTROYED

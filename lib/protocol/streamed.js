@@ -216,8 +216,7 @@ function streamedReason (res, chunk, encoding, block) {
 
 function waitingReason (res, state) {
   const buffered = state.buffered
-  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 ||
-      state.bufferedIndex !== 0) {
+  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 || state.bufferedIndex !== 0) {
     return REASON.HEADERS_SENT
   }
   if (state.writing || state.objectMode || state.errored !== null || state.ending ||
