@@ -203,10 +203,9 @@ class Message {
   }
 }
 
-// Writes the response once: to the descriptor when `message.handle` is set, else through
-// socket.write() (a pooled Buffer: its own allocation costs more, benchmark/build-message.js).
-// Null when sent, else the reason, nothing sent. One unit: docs/architecture.md, "The inlining
-// budget".
+// To the descriptor where `message.handle` is set, else from a pooled Buffer (an allocation of
+// its own costs more: benchmark/build-message.js). Null when sent, else the reason, nothing
+// sent. One unit: docs/architecture.md, "The inlining budget".
 function send (res, message, callback) {
   // Read before user code can run: a response ended from within the write finds its own.
   const slot = message.slot
@@ -252,7 +251,6 @@ function send (res, message, callback) {
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
   if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) {
-    // headerThroughOutput() written out.
     const notify = socket._paused || res[kNeedDrain]
     if (notify) res._onPendingData(head.length)
     res.outputData = []

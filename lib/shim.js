@@ -237,7 +237,6 @@ function end (chunk, encoding, callback) {
       count(REASON.PATCHED, this)
       return endByNode(endAfterHeaderCall, nodeEnd, this, arguments)
     }
-    // Decided again on what the wrapper left.
     block = render.takeBlock(this)
     reason = fallbackReason(this, c, e, block)
   }
@@ -311,7 +310,6 @@ function endStreamed (res, chunk, encoding, callback, block) {
   return sent
 }
 
-// Node's own end(), its handle's writes failing with the error that failed the direct write.
 function endReporting (res, nodeEnd, args) {
   const m = message
   const handle = m.handle
