@@ -125,7 +125,6 @@ function endWritten (res, chunk, encoding, callback, onWrite) {
 }
 
 function writeReason (res, chunk, encoding) {
-  // NODE_DEBUG=http: write_() prints its result.
   if (httpDebug) return REASON.DEBUG
   const early = chunkReason(res, chunk, encoding)
   if (early !== null) return early

@@ -102,12 +102,9 @@ function copyParts (buffered, head, chunk, encoding, length) {
   return out
 }
 
-/**
- * The block, the writes' body and `chunk` in one direct write, leaving what Node's writev would.
- * @param {Message} m slot, contentLength and handle filled by the caller
- * @returns {string|null} null when sent; REPORT: Node's own end() must run inside
- *   reportingWrites(); else the reason, nothing sent
- */
+// The block, the writes' body and `chunk` in one direct write, leaving what Node's writev
+// would; `m.slot`, `contentLength` and `handle` are filled. Null when sent, REPORT (Node's end()
+// must run inside reportingWrites()), or the reason, nothing sent.
 function sendWaiting (res, m, chunk, encoding, callback) {
   const socket = res.socket
   const state = socket._writableState
