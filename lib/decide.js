@@ -1,7 +1,6 @@
 'use strict'
 
-// The one place that picks a path. Each check names the part of Node's
-// lib/_http_outgoing.js or lib/_http_server.js it mirrors.
+// The one place that picks end()'s path; checks name what of Node's _http_outgoing.js they mirror.
 
 const { Buffer } = require('node:buffer')
 const util = require('node:util')
@@ -12,15 +11,13 @@ const {
 } = require('./rules.js')
 const { currentWriteHead } = require('./write-head.js')
 
-// install({ maxBodySize }); setMaxBodySize() is its one writer.
 const options = { maxBodySize: DEFAULT_MAX_BODY }
 
-// `max`: a non-negative safe integer, checked by the caller.
 function setMaxBodySize (max) {
   options.maxBodySize = max
 }
 
-// Inlined into its callers (docs/architecture.md, "The inlining budget").
+// Inlined: docs/architecture.md, "The inlining budget".
 function maxBodySize () {
   return options.maxBodySize
 }
@@ -33,10 +30,8 @@ const viewByteOffset = intrinsic('byteOffset')
 const viewByteLength = intrinsic('byteLength')
 const viewLength = intrinsic('length')
 
-// Whether Node's Writable would turn `chunk` into the bytes C reads: a
-// Uint8Array not a Buffer becomes a FastBuffer over its buffer, byteOffset
-// and byteLength read as lookups (Stream._uint8ArrayToBuffer()), which
-// throws for a detached view. Views those lookups misread are Node's.
+// Whether Stream._uint8ArrayToBuffer() gives the bytes C reads: it reads buffer, byteOffset
+// and byteLength as lookups (a subclass may misread) and throws for a detached view.
 function writtenAsIs (chunk) {
   if (chunk instanceof Buffer) return true
   const buffer = viewBuffer.call(chunk)
@@ -53,10 +48,8 @@ function writtenAsIs (chunk) {
   }
 }
 
-const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } =
-  internals === null ? {} : internals
-// A writable net.Socket (not a subclass) is not destroyed and keeps its
-// handle under a symbol: three megamorphic getter loads saved.
+const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } = internals === null ? {} : internals
+// A writable plain net.Socket is not destroyed; its handle under a symbol saves three getter loads.
 const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
 const learned = internals === null ? null : internals.learned
@@ -78,48 +71,37 @@ if (internals !== null) {
   socketWriteGeneric = k._writeGeneric
 }
 
-// Whether end() writes a string body and its header as one string (24.21+,
-// 26.8+). A block Node rendered would then leave as a latin1 string sliced
-// from the Buffer C filled, dearer than Node's own end()
-// (benchmark/instructions.js, shapes hono and honojson; docs/fallbacks.md).
+// end() writes a string body and its header as one string (24.21+, 26.8+): after Node's block,
+// a latin1 string sliced from C's Buffer, dearer than Node's end() (benchmark/instructions.js hono).
 const slicedString = internals !== null && internals.protocol.oneStringWrite('x', false)
 
-// Whether end(chunk) sends a block Node rendered or will render (`block`
-// null) with a non-empty string body where slicedString.
 function nodeRenderedString (res, chunk, block) {
   return slicedString && block === null && typeof chunk === 'string' && chunk.length !== 0 &&
     res._hasBody === true && res.chunkedEncoding !== true
 }
 
-// What writeHead() calls as this._storeHeader(): Node's own, or the one
-// lib/write-head.js put beneath a writeHead wrapper (setEndMethods()).
+// Node's, or lib/write-head.js's beneath a writeHead wrapper.
 let endStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
-// end() calls these only while res._header is not set: _implicitHeader()
-// calls writeHead(), which calls _storeHeader().
 function headerMethodsPatched (res) {
   return res.writeHead !== currentWriteHead() || res._implicitHeader !== resImplicitHeader ||
     res._storeHeader !== endStoreHeader
 }
 
-// What end() (22+) calls as this.uncork(): Node's, or the shim's, which
-// passes the call on to OutgoingMessage#uncork. A wrapper of either is not.
+// 22+'s end() calls this.uncork(): Node's, or the shim's.
 let endUncork = resUncork
 const outgoingProto = require('node:http').OutgoingMessage.prototype
 
-// The uncork() and _storeHeader() install() left on ServerResponse.prototype.
 function setEndMethods (uncork, storeHeader) {
   endUncork = uncork
   endStoreHeader = storeHeader
 }
 
-// The methods end() writes with. Unrolled: this runs for every response.
+// Unrolled: this runs for every response.
 function writeMethodsPatched (res, socket) {
-  return res._send !== resSend || res._writeRaw !== resWriteRaw ||
-    res._flushOutput !== resFlushOutput ||
-    res.uncork !== endUncork || outgoingProto.uncork !== resUncork ||
-    socket.write !== socketWrite || socket.cork !== socketCork ||
-    socket.uncork !== socketUncork || socket._write !== socketWrite_ ||
+  return res._send !== resSend || res._writeRaw !== resWriteRaw || res._flushOutput !== resFlushOutput ||
+    res.uncork !== endUncork || outgoingProto.uncork !== resUncork || socket.write !== socketWrite ||
+    socket.cork !== socketCork || socket.uncork !== socketUncork || socket._write !== socketWrite_ ||
     socket._writev !== socketWritev || socket._writeGeneric !== socketWriteGeneric
 }
 
@@ -127,17 +109,12 @@ function methodsPatched (res, socket) {
   return headerMethodsPatched(res) || writeMethodsPatched(res, socket)
 }
 
-// What may wait before a write of the shim's: nothing (end()'s one write
-// must be the socket's next); nothing on the response (Node 20's write()
-// adds to what waits on the socket's cork); or chunks held on the
-// response's own cork (Node 24.22+'s uncork() sends them).
+// What may wait before the shim's write: nothing, the socket's cork, or chunks held (24.22+).
 const WAIT_NONE = 0
 const WAIT_SOCKET = 1
 const WAIT_HELD = 2
 
-// The socket checks of every path, in Node's order (_writeRaw() writes
-// directly only to the current, writable socket; write_() and _send() queue
-// in outputData otherwise). `wait`: WAIT_NONE, WAIT_SOCKET or WAIT_HELD.
+// In Node's order: _writeRaw() writes only to the current, writable socket, else queues.
 function socketReason (res, socket, wait) {
   if (!socket || !(socket instanceof Socket)) return REASON.NO_SOCKET
   if (socket._httpMessage !== res) return REASON.NOT_SOCKET_OWNER
@@ -156,8 +133,7 @@ function socketReason (res, socket, wait) {
   return null
 }
 
-// socketReason(), then the methods a write of the shim's stands in for
-// (written out, as measured, in fallbackReason() and streamedReason()).
+// Written out in fallbackReason() and streamedReason(), as measured.
 function writeReadyReason (res, socket, wait) {
   const reason = socketReason(res, socket, wait)
   if (reason !== null) return reason
@@ -165,20 +141,14 @@ function writeReadyReason (res, socket, wait) {
 }
 
 /**
- * Whether res.end(chunk, encoding) may take the native path: one ordered
- * list, cheapest first, without side effects, whose first failed check
- * names the reason stats() counts. One compilation unit
- * (docs/architecture.md, "The inlining budget").
- * @param {object|null} block lib/render.js blockOf(): null when the header
- *   is not one the renderer rendered
- * @returns {string|null} null for the native path, REASON.BODY_DROPPED for the
- *   native path without the chunk (Node drops it), else a FALLBACK value
+ * Whether res.end() may take the native path, cheapest check first; one unit (docs/architecture.md,
+ * "The inlining budget"). `block`: lib/render.js blockOf().
+ * @returns {string|null} null, BODY_DROPPED (native, Node drops the chunk), or a FALLBACK value
  */
 function fallbackReason (res, chunk, encoding, block) {
   if (binding === null) return REASON.NO_BINDING
   if (internals === null) return REASON.UNSUPPORTED_NODE
   if (httpDebug) return REASON.DEBUG
-  // OutgoingMessage#end: a finished response reports or queues, per chunk.
   if (res.finished) return REASON.FINISHED
   if (res.destroyed) return REASON.DESTROYED
   if (res._headerSent) return REASON.HEADERS_SENT
@@ -191,22 +161,16 @@ function fallbackReason (res, chunk, encoding, block) {
       return REASON.CHUNK_TYPE
     }
   }
-  // Before the socket is read: the fallback then costs Node's own end()
-  // and little more. A header still to render is decided in lib/shim.js.
+  // Before the socket is read, so this fallback costs little more than Node's end().
   if (typeof res._header === 'string' && nodeRenderedString(res, chunk, block)) return REASON.NODE_RENDERED
   const socket = res.socket
   const socketFailure = socketReason(res, socket, WAIT_NONE)
   if (socketFailure !== null) return socketFailure
-  // A replaced writeHead() (on-headers: morgan, compression,
-  // express-session) matters only while end() has the header to render,
-  // and then headerFirst() may let end() render it as Node's would.
-  if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) {
-    return REASON.PATCHED
-  }
+  // A replaced writeHead() matters only while end() renders the header (then headerFirst()).
+  if (writeMethodsPatched(res, socket) || (!res._header && headerMethodsPatched(res))) return REASON.PATCHED
   const req = res.req
   if (!versionKnown(res, req)) return REASON.HTTP_VERSION
-  // ServerResponse sets _hasBody = false for HEAD; a value Node would read
-  // by truthiness only is left to Node.
+  // False for HEAD; a value Node would read by truthiness only is left to Node.
   const hasBody = res._hasBody
   if (hasBody !== true && hasBody !== false) return noBodyReason(req)
   if (res._expect_continue) return REASON.EXPECT
@@ -216,15 +180,12 @@ function fallbackReason (res, chunk, encoding, block) {
   const dropped = bodyDropped(res)
   if (chunk) {
     if (dropped) {
-      // write_: with rejectNonStandardBodyWrites a body Node would drop
-      // throws ERR_HTTP_BODY_NOT_ALLOWED instead, from a rendered header
-      // and a corked socket.
+      // Node throws ERR_HTTP_BODY_NOT_ALLOWED, from a rendered header and a corked socket.
       if (kRejectNonStandardBodyWrites === null || res[kRejectNonStandardBodyWrites] !== false) {
         return noBodyReason(req)
       }
     } else if (chunk.length > options.maxBodySize) {
-      // A string's byte length is at least its length; the native end
-      // checks the exact byte length before it changes anything.
+      // A string's byte length is at least its length; nativeEnd() checks the exact one.
       return REASON.BODY_TOO_LARGE
     }
   }
@@ -233,7 +194,6 @@ function fallbackReason (res, chunk, encoding, block) {
   if (res._header === null) {
     reason = freshReason(res, dropped)
   } else if (typeof res._header !== 'string') {
-    // writeHead() rendered the header: its framing is already decided.
     return REASON.INVALID
   } else {
     const headers = res[kOutHeaders]
@@ -245,19 +205,14 @@ function fallbackReason (res, chunk, encoding, block) {
   return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
 }
 
-// HTTP/1.0 and 1.1 alike: Node reads only useChunkedEncodingByDefault
-// (false for HTTP/1.0 unless TE names chunked), as the renderers do.
+// Node reads useChunkedEncodingByDefault only (false for HTTP/1.0 unless TE names chunked).
 function versionKnown (res, req) {
-  return !!req && req.httpVersionMajor === 1 &&
-    (req.httpVersionMinor === 1 || req.httpVersionMinor === 0) &&
+  return !!req && req.httpVersionMajor === 1 && (req.httpVersionMinor === 1 || req.httpVersionMinor === 0) &&
     typeof res.useChunkedEncodingByDefault === 'boolean'
 }
 
-// Whether C can frame the body as the response says: chunked after a block
-// the renderer cached as chunked or Node's writeHead() rendered. A block
-// whose chunkedEncoding was changed by hand, and a header end() would
-// render chunked, are Node's. Without a body (HEAD) end() neither frames
-// nor sends the chunk once the header is rendered.
+// C frames chunked after a block cached as chunked or rendered by Node's writeHead(), with a
+// body; a block whose chunkedEncoding changed by hand, or end()'s chunked render, is Node's.
 function framingKnown (res, block, hasBody) {
   const ours = block !== null
   const chunkedBlock = ours && block.chunked
@@ -269,9 +224,7 @@ function framingKnown (res, block, hasBody) {
   return !chunkedBlock || hasBody === true
 }
 
-// setHeader() validated what it stored; only arrays change afterwards. A
-// line count taken from a rendered block is exact only while no stored
-// value holds CR or LF.
+// Only arrays change after setHeader() validated; a CR or LF in one would break the line count.
 function headersReason (headers) {
   for (const key in headers) {
     const value = headers[key][1]
@@ -282,8 +235,7 @@ function headersReason (headers) {
   return null
 }
 
-// The checks writeHead() and _storeHeader() would make on a fresh response,
-// for the cases the native renderer does not reproduce.
+// writeHead() and _storeHeader()'s checks the renderer does not reproduce.
 function freshReason (res, dropped) {
   // ToInt32 of an object would run user code, once per renderer.
   const status = res.statusCode
@@ -294,26 +246,21 @@ function freshReason (res, dropped) {
   const max = res._maxRequestsPerSocket
   if (typeof max === 'number' && max !== (max | 0)) return REASON.KEEP_ALIVE_MAX
   const message = res.statusMessage
-  if (message && (typeof message !== 'string' || INVALID_HEADER_CHAR.test(message))) {
-    return REASON.INVALID
-  }
+  if (message && (typeof message !== 'string' || INVALID_HEADER_CHAR.test(message))) return REASON.INVALID
   const headers = res[kOutHeaders]
   if (headers) {
     if (headers['transfer-encoding'] !== undefined) return REASON.TRANSFER_ENCODING
     if (headers.trailer !== undefined) return REASON.TRAILERS
     if (headers.expect !== undefined) return REASON.EXPECT
     // Without a body _storeHeader() adds no framing, removed or not.
-    if (res._removedContLen && !dropped && headers['content-length'] === undefined) {
-      return REASON.CHUNKED
-    }
+    if (res._removedContLen && !dropped && headers['content-length'] === undefined) return REASON.CHUNKED
   } else if (res._removedContLen && !dropped) {
     return REASON.CHUNKED
   }
   return null
 }
 
-// Whether write_() drops end()'s chunk and _storeHeader() adds no framing:
-// HEAD, or a bodyless status rendered or to render.
+// write_() drops end()'s chunk and _storeHeader() adds no framing (HEAD, 1xx, 204, 304).
 function bodyDropped (res) {
   if (res._hasBody === false) return true
   if (res._header !== null) return false
@@ -323,7 +270,7 @@ function bodyDropped (res) {
   return isBodylessStatus(status | 0)
 }
 
-// What write_() checks of a chunk ('' for none) and the response, in order.
+// write_()'s checks, in order ('' for no chunk).
 function chunkReason (res, chunk, encoding) {
   if (typeof chunk === 'string') {
     if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
@@ -336,8 +283,7 @@ function chunkReason (res, chunk, encoding) {
   return null
 }
 
-// What end() checks before it writes once write() sent the header: Node's
-// Writable checks the encoding of a Uint8Array chunk too.
+// end()'s after write() sent the header: the Writable checks a Uint8Array's encoding too.
 function sentHeaderReason (res, chunk, encoding) {
   if (httpDebug) return REASON.DEBUG
   if (chunk) {
@@ -351,9 +297,7 @@ function sentHeaderReason (res, chunk, encoding) {
   return res._hasBody !== true ? REASON.NO_BODY_STATUS : null
 }
 
-// Whether end(), told PATCHED, may make the calls Node's end() starts with
-// itself (lib/shim.js renderFirst()): only the methods that render the
-// header were replaced, and nothing turns end() from that start.
+// end(), told PATCHED, may start as Node's (lib/shim.js renderFirst()) if only renderers were replaced.
 function headerFirst (res) {
   return !res._header && !res.strictContentLength && !writeMethodsPatched(res, res.socket) &&
     headerMethodsPatched(res)

@@ -1,29 +1,18 @@
 'use strict'
 
-// HTTP_ONESHOT_REPORT=1: what the package did for this process, printed to
-// stderr when it exits. Armed by the preload (lib/preload.js) or install()
-// only under that variable; without it this file is never loaded.
-//
-// When: on 'exit', and on SIGINT or SIGTERM while nothing else listens for
-// that signal. Node's default there is to die by the signal, so the report
-// is printed, the report's listener removed (which restores the default
-// disposition), and the signal raised again: the process ends as it would
-// have. The report's listener is there only while it is the only one: it
-// steps aside when another is added and comes back when the last other one
-// is removed, so that with listeners of the application's (or of
-// signal-exit, which re-raises only when it is alone) the signal does
-// exactly what it does without the report; if the application then exits,
-// 'exit' prints the report. The one trace left: process.listenerCount()
-// of SIGINT and SIGTERM is 1, not 0, in a process that listens to neither.
+// HTTP_ONESHOT_REPORT=1: what the package did, printed to stderr at exit, and on SIGINT or
+// SIGTERM only while nothing else listens (docs/architecture.md, "The exit report"). Loaded
+// only under that variable.
 
 const dc = require('node:diagnostics_channel')
 
 const SIGNALS = ['SIGINT', 'SIGTERM']
 const REQUEST_START = 'http.server.request.start'
 const OWN_PATH = 'Node\'s own path is required here'
+const THROWS = OWN_PATH + ' (it throws)'
+const LOAD_FIRST = 'load http-oneshot before it (node -r http-oneshot/register)'
 
-// What the user can change, per fallback reason (lib/decide.js FALLBACK,
-// and the reason lib/index.js counts while the probe runs).
+// What the user can change, per FALLBACK reason and lib/index.js's probe-pending.
 const ADVICE = {
   'no-binding': 'the addon did not load: run "npm rebuild http-oneshot --foreground-scripts" to see why',
   'unsupported-node': 'this Node release\'s http internals are not ones the shim reproduces: ' +
@@ -41,9 +30,8 @@ const ADVICE = {
   patched: 'another module replaced a method end() uses (an APM agent, compression, on-headers): ' +
     'drop the wrapper where you do not need it, else ' + OWN_PATH,
   'http-version': 'not an HTTP/1.0 or 1.1 request (or useChunkedEncodingByDefault is not a boolean): ' + OWN_PATH,
-  head: 'a body given to a HEAD response under rejectNonStandardBodyWrites: ' + OWN_PATH + ' (it throws)',
-  'no-body-status': 'a body given to a 1xx, 204 or 304 response under rejectNonStandardBodyWrites: ' +
-    OWN_PATH + ' (it throws)',
+  head: 'a body given to a HEAD response under rejectNonStandardBodyWrites: ' + THROWS,
+  'no-body-status': 'a body given to a 1xx, 204 or 304 response under rejectNonStandardBodyWrites: ' + THROWS,
   expect: 'Expect: 100-continue handling or an Expect header set by the app: ' + OWN_PATH,
   'strict-content-length': 'res.strictContentLength is set: unset it where the Content-Length is right',
   trailers: 'addTrailers() or a Trailer header: ' + OWN_PATH,
@@ -52,7 +40,7 @@ const ADVICE = {
   chunked: 'chunked framing on a header block the renderer did not cache: ' +
     'send the body in one res.end(body) (a Content-Length instead of chunks)',
   encoding: 'a string body in an encoding other than utf8 or latin1: pass a Buffer or a utf8 string',
-  'chunk-type': 'a body that is neither a string nor a Uint8Array: ' + OWN_PATH + ' (it throws)',
+  'chunk-type': 'a body that is neither a string nor a Uint8Array: ' + THROWS,
   'body-too-large': 'a body above install({ maxBodySize }), or above 4 KiB where no direct write ' +
     'was possible (TLS, a header block Node rendered): raise maxBodySize, or ' + OWN_PATH,
   'header-value': 'a header value whose conversion to a string runs code (an object with toString()): ' +
@@ -66,23 +54,21 @@ const ADVICE = {
     'as @hono/node-server does, or a header only Node renders), on Node 24.21+ or 26.8+, where ' +
     'Node\'s own end() costs less: nothing to change (on Node 20 and 22 such responses are native)',
   'keep-alive-max': 'server.maxRequestsPerSocket is not a 32-bit integer: set an integer',
-  invalid: 'Node would throw for this response (or the core refused it): ' + OWN_PATH + ' (it throws)',
+  invalid: 'Node would throw for this response (or the core refused it): ' + THROWS,
   'probe-pending': 'served before the probe of this Node binary answered; its answer is stored, ' +
     'so the next process starts native (set HTTP_ONESHOT_CACHE_DIR to a writable directory if ' +
     'every run shows this)'
 }
 
-// What to do about each reason lib/index.js gives for being inactive.
+// Per reason lib/index.js gives for being inactive.
 const INACTIVE_ADVICE = {
   'not-installed': 'the application never loaded http (or uninstall() ran)',
   disabled: 'unset HTTP_ONESHOT to turn the package on',
   'addon-disabled': 'unset HTTP_ONESHOT_NATIVE to load the addon',
   'addon-not-loaded': 'run "npm rebuild http-oneshot --foreground-scripts" to see why the addon was not built',
   'unsupported-node': ADVICE['unsupported-node'],
-  wrapped: 'another module wrapped OutgoingMessage#_storeHeader first: load http-oneshot before it ' +
-    '(node -r http-oneshot/register)',
-  'end-replaced': 'another module defined ServerResponse#end first: load http-oneshot before it ' +
-    '(node -r http-oneshot/register)',
+  wrapped: 'another module wrapped OutgoingMessage#_storeHeader first: ' + LOAD_FIRST,
+  'end-replaced': 'another module defined ServerResponse#end first: ' + LOAD_FIRST,
   'probe-pending': ADVICE['probe-pending']
 }
 
@@ -94,13 +80,7 @@ function onRequestStart () {
   seen++
 }
 
-/**
- * The report, as printed.
- * @param {ReturnType<import('./index.js')['stats']>} stats
- * @param {{ reason: string, message: string } | null} inactive
- * @param {number} requests requests servers received while armed
- * @returns {string}
- */
+/** The report, as printed. `requests`: those servers received while armed. */
 function format (stats, inactive, requests, wrappers = []) {
   const lines = [`http-oneshot report (Node ${process.version}, pid ${process.pid}): ` +
     (inactive === null ? 'active' : `inactive: ${inactive.message}`)]
@@ -141,7 +121,7 @@ function print () {
 }
 
 function onSignal (signal) {
-  // Another listener decides what the signal does (see above).
+  // Another listener decides what the signal does.
   if (process.listenerCount(signal) > 1) return
   print()
   process.removeListener('newListener', onNewListener)
@@ -150,10 +130,8 @@ function onSignal (signal) {
   process.kill(process.pid, signal)
 }
 
-// Steps aside once the other listener is in place: removed before it, the
-// report's listener would leave none for a moment, and Node would stop
-// watching the signal (its own newListener handler runs before this one,
-// and saw one listener already).
+// Steps aside once the other listener is in place: removed before, it would leave none for a
+// moment, and Node would stop watching the signal.
 function onNewListener (event, listener) {
   if (listener === onSignal || !SIGNALS.includes(event)) return
   process.nextTick(() => {

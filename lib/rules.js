@@ -1,7 +1,6 @@
 'use strict'
 
-// What the decision and the renderers share, loadable without the addon:
-// the fallback reasons, the body-size limits and checks of Node's own.
+// What the decision and the renderers share, loadable without the addon.
 
 const util = require('node:util')
 const { INVALID_HEADER_CHAR } = require('./header-rules.js')
@@ -37,31 +36,20 @@ const FALLBACK = Object.freeze({
   INVALID: 'invalid' // Node would throw, or the core rejected the message
 })
 
-// No cap on the body size by default (install({ maxBodySize }) sets one).
 const DEFAULT_MAX_BODY = Number.MAX_SAFE_INTEGER
 
-// Bodies up to this many bytes may be copied into one Buffer with the
-// header. A larger one goes natively only in a direct write, where sendmsg()
-// gathers the cached block and the body without a copy; anything else
-// falls back (BODY_TOO_LARGE): the copy costs more than Node's own path.
+// The largest body copied into one Buffer with the header; a larger one goes natively only in
+// a direct write (sendmsg() gathers it uncopied): the copy costs more than Node's own path.
 // Refs: benchmark/RESULTS.md ("bodies of every size"), docs/fallbacks.md
 const COPY_MAX_BODY = 4 * 1024
 
 // NODE_DEBUG=http: Node prints lines from end() and write_().
 const httpDebug = util.debuglog('http').enabled
 
-/**
- * The check of a stored header value that is not a string: numbers and
- * arrays of valid strings and numbers render as Node renders them; any
- * other value (or a number under Content-Disposition, which Node decodes
- * as a string) leaves the response to Node.
- * @param {string} key the lowercase header name
- * @returns {string|null}
- */
+// A stored value that is not a string: numbers and arrays of valid strings and numbers render
+// as Node's, except under Content-Disposition, which Node decodes as a string.
 function valueReason (key, value) {
-  if (typeof value === 'number') {
-    return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
-  }
+  if (typeof value === 'number') return key === 'content-disposition' ? FALLBACK.HEADER_VALUE : null
   if (!Array.isArray(value)) return FALLBACK.HEADER_VALUE
   for (let i = 0; i < value.length; i++) {
     const item = value[i]
@@ -79,21 +67,17 @@ function isBodylessStatus (code) {
   return code === 204 || code === 304 || (code >= 100 && code <= 199)
 }
 
-// Every answer of the deciders and writers: FALLBACK, what stats().reasons
-// counts, and the answers the shim acts on without counting a fallback.
+// FALLBACK (what stats().reasons counts), and the answers acted on without counting.
 const REASON = Object.freeze({
   ...FALLBACK,
   BODY_DROPPED: 'body-dropped', // native: Node drops end()'s body (HEAD, 1xx, 204, 304)
   RENDER_BY_NODE: 'render-by-node', // native, once Node's _storeHeader() rendered the header
   REPORT: 'report', // native: Node's end() meets the error a direct write met
-  // write() or uncork() leaves chunks to Node: Content-Length framing (one
-  // write already), an empty chunk (passed through unframed), a header not
-  // rendered yet (rendered as write_() does, then asked again), no chunks
-  // held or the response stays corked.
-  LENGTH_FRAMING: 'length-framing',
-  EMPTY_CHUNK: 'empty-chunk',
-  HEADER_PENDING: 'header-pending',
-  NOTHING_HELD: 'nothing-held'
+  // write() or uncork() leaves chunks to Node:
+  LENGTH_FRAMING: 'length-framing', // Content-Length framing: one write already
+  EMPTY_CHUNK: 'empty-chunk', // passed through unframed
+  HEADER_PENDING: 'header-pending', // rendered as write_() does, then asked again
+  NOTHING_HELD: 'nothing-held' // or the response stays corked
 })
 
 module.exports = {

@@ -1,24 +1,20 @@
 'use strict'
 
-// The one write of the native path and the bookkeeping around it: what
-// OutgoingMessage#end leaves on the response and the socket once _send,
-// _writeRaw and the forced uncork have run. What follows the write differs
-// per Node line (lib/protocol/).
+// The one write of the native path and what OutgoingMessage#end leaves behind it
+// (docs/architecture.md, "What a direct write must leave").
 
 const binding = require('./binding.js')
 const internals = require('./internals.js')
 const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('./codes.js')
 const { COPY_MAX_BODY, REASON } = require('./rules.js')
 
-// Read once: the globals `process` and `Buffer` are getters. nextTick is
-// still looked up on the process object per call, as Node's own modules do.
+// The globals are getters; nextTick is still looked up per call, as in Node's own modules.
 const processObject = process
 const BufferClass = Buffer
 const { allocUnsafe, byteLength } = Buffer
 const stringSlice = String.prototype.slice
 const { latin1Slice } = Buffer.prototype
-// The intrinsic getters: a Uint8Array subclass cannot intercept the view
-// of a body's unwritten rest.
+// Intrinsic: a Uint8Array subclass cannot intercept the view of a body's unwritten rest.
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
 const getBuffer = Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get
 const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get
@@ -30,13 +26,10 @@ const {
 const { WHOLE, REJECTED, FAILED } = SENT
 const { ENONASCII } = ERRORS
 
-// The reason for a rejection code of the core's.
 function rejected (code) {
   return code === ENONASCII ? REASON.NON_ASCII : REASON.INVALID
 }
 
-// Responses whose bytes went to the descriptor directly: whole, or in part
-// with the rest through socket.write().
 const directStats = { direct: 0, partial: 0 }
 
 function resetDirectStats () {
@@ -47,22 +40,6 @@ function resetDirectStats () {
 function directCounts () {
   return { direct: directStats.direct, partial: directStats.partial }
 }
-
-// A direct write leaves what socket.write(buffer, cb) leaves on an idle TCP
-// socket whose kernel buffer takes the whole message (Node 20 to 26): the
-// handle's byte counter grown, the idle timer refreshed, one pending
-// callback until the next tick, which runs it, one TickObject and no
-// WriteWrap (an init hook, Node 20.20 and 24.22); and, as Node's end()
-// writes on a corked socket, needDrain set by a message of at least
-// writableHighWaterMark bytes (chars, for a string: test/shim.test.js, "a
-// non-ASCII UTF-8 message at the socket's high-water mark"), with 'drain'
-// on the callback's tick.
-// A pending socket error (a reset not read yet) fails the direct write and
-// is consumed by it (later writes get EPIPE): the message then goes to
-// socket.write() answered with that error (reportingWrites()), so that
-// Node reports it. Only before a body above COPY_MAX_BODY, which would go
-// to Node's end() uncopied, does C poll() for a pending error first: a
-// system call costs a small response more than all else the kernel does.
 
 // Learnt from the first TCP handle seen (a listening server's is one too).
 let TCP = null
@@ -89,9 +66,7 @@ function learnHandle (handle) {
   return true
 }
 
-// The bytes a handle wrote directly, in a private field: a symbol key
-// showed in console.log(socket). A base class whose constructor returns
-// its argument puts the field on an object it did not create.
+// A private field (a symbol key showed in console.log(socket)) on a handle it did not create.
 class Target {
   constructor (object) {
     return object
@@ -120,9 +95,8 @@ class DirectBytes extends Target {
   }
 }
 
-// On the handle instance (Node's, on LibuvStreamWrap.prototype, cannot be
-// redefined), so that socket.bytesWritten, and the copy it keeps after
-// destroy(), reads what Node's own write would have left.
+// On the instance (Node's, on LibuvStreamWrap.prototype, cannot be redefined), so that
+// socket.bytesWritten, and its copy after destroy(), reads what Node's write would leave.
 function bytesWrittenGetter () {
   return tcpBytesWritten.call(this) + DirectBytes.of(this)
 }
@@ -135,8 +109,7 @@ function countDirect (handle, n) {
   }
 }
 
-const protocol = internals === null ? null : internals.protocol
-const kNeedDrain = internals === null ? null : internals.kNeedDrain
+const { protocol, kNeedDrain } = internals === null ? {} : internals
 const socketWritev = internals === null ? null : internals.socketMethods._writev
 const direct = binding !== null && binding.canSend === true && internals !== null &&
   internals.socketState !== null
@@ -148,45 +121,35 @@ const NEED_DRAIN = socketState === null ? 0 : socketState.needDrain
 const PlainSocket = socketState === null ? null : socketState.Socket
 const learned = internals === null ? null : internals.learned
 
-// For a socket of exactly net.Socket's class.
 function needDrain (state) {
   return (state[kState] & NEED_DRAIN) !== 0
 }
 
-// fallbackReason() found the socket writable: writableNeedDrain is the
-// needDrain flag itself.
+// The socket is writable (fallbackReason()): writableNeedDrain is the needDrain flag itself.
 function directHandle (socket) {
   const handle = tcpHandle(socket)
   return handle === null || needDrain(socket._writableState) ? null : handle
 }
 
-// The handle of a connected socket of net.Socket's own class whose writes
-// the addon may make on the descriptor, else null.
+// The handle of a connected net.Socket (no subclass) the addon may write to, else null.
 function tcpHandle (socket) {
   if (!direct || socket.constructor !== PlainSocket || learned.kHandle === null ||
       learned.kLastWriteQueueSize === null) {
     return null
   }
   const handle = socket[learned.kHandle]
-  if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle)))) {
-    return null
-  }
-  if (handle.writeBuffer !== tcpWriteBuffer || socket.connecting || socket._pendingData !== null) {
-    return null
-  }
+  if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle)))) return null
+  if (handle.writeBuffer !== tcpWriteBuffer || socket.connecting || socket._pendingData !== null) return null
   return handle
 }
 
-// writeOrBuffer() on the corked socket of Node's end(): the message was
-// added to an empty queue (fallbackReason() checked writableLength 0).
+// writeOrBuffer() on Node's end()'s corked socket, its queue empty (checked by fallbackReason()).
 function markNeedDrain (socket, total) {
   const state = socket._writableState
   if (total >= state.highWaterMark) state.needDrain = true
 }
 
-// afterWriteTick()/afterWrite() for a direct write whose callback is the
-// protocol's onFinish; for sendWaiting()'s, a writev whose callback first
-// calls each waiting write's on its entry (`entries`).
+// afterWriteTick()/afterWrite(); for sendWaiting(), of a writev calling each write's callback.
 function afterDirectWrite (socket, res, entries) {
   const state = socket._writableState
   if (needDrain(state) && !state.ending && !state.destroyed && state.length === 0) {
@@ -200,13 +163,12 @@ function afterDirectWrite (socket, res, entries) {
   protocol.onFinish(res, null)
 }
 
-// A view of a Uint8Array, as Node's writev holds the caller's bytes.
+// A view, not a copy, as Node's writev holds the caller's bytes.
 function bodyRest (chunk, from, len) {
   if (typeof chunk === 'string') return stringSlice.call(chunk, from)
   return Buffer.from(getBuffer.call(chunk), getByteOffset.call(chunk) + from, len - from)
 }
 
-// For the core's line-count check of a block Node rendered.
 function countLines (head) {
   let lines = -2
   let at = -1
@@ -214,12 +176,9 @@ function countLines (head) {
   return lines
 }
 
-// The callback write_() hands a dropped body, on the next tick.
 function nop () {}
 
-// The bytes chunked framing adds around a body of `len` bytes: the
-// chunk-size line and CRLF after a body, then the last chunk 0 CRLF CRLF
-// (src/http_message.h).
+// The bytes chunked framing adds around a body of `len` bytes (src/http_message.h).
 function chunkFraming (len) {
   if (len === 0) return 5
   let digits = 1
@@ -227,11 +186,9 @@ function chunkFraming (len) {
   return digits + 2 + 2 + 5
 }
 
-// The inputs of one write: end() keeps one and fills it for each call.
 class Message {
   constructor () {
-    // A block cached in C (`slot` >= 0, its Entry `block`) or res._header
-    // (`slot` -1, with `lines` header lines, which C checks again).
+    // `slot` >= 0: the block cached in C for `block`; -1: res._header, of `lines` lines.
     this.slot = -1
     this.contentLength = 0
     this.block = null
@@ -239,30 +196,18 @@ class Message {
     this.body = null
     this.bodyLength = 0
     this.flags = 0
-    // end() was given a body that Node drops (HEAD, 1xx, 204, 304): `body`
-    // is null, and write_()'s tick is queued.
+    // A body Node drops (HEAD, 1xx, 204, 304): `body` is null, write_()'s tick is queued.
     this.dropped = false
     this.handle = null
-    // The errno of a direct write that failed (sendWaiting()).
-    this.failed = 0
+    this.failed = 0 // the errno of a failed direct write (sendWaiting())
   }
 }
 
-/**
- * Writes the response once, to the descriptor when `message.handle` is
- * given, else (or what the kernel did not take) with one socket.write()
- * carrying the finish callback; then sets what end() sets. Every char of
- * an accepted head is one byte, so the size is known before the write, and
- * a Buffer for it comes from Node's shared pool: an allocation of its own
- * costs more than all else the native path does
- * (benchmark/build-message.js). One unit (docs/architecture.md, "The
- * inlining budget").
- * @returns {string|null} null when sent, else the reason (nothing was sent
- *   or changed; Node's own end() must continue)
- */
+// To the descriptor where `message.handle` is set, else from a pooled Buffer (an allocation of
+// its own costs more: benchmark/build-message.js). Null when sent, else the reason, nothing
+// sent. One unit: docs/architecture.md, "The inlining budget".
 function send (res, message, callback) {
-  // Read before anything of the user's can run: a response ended from
-  // within the write finds its own message.
+  // Read before user code can run: a response ended from within the write finds its own.
   const slot = message.slot
   const contentLength = message.contentLength
   const chunk = message.body
@@ -274,12 +219,10 @@ function send (res, message, callback) {
   const socket = res.socket
   const chunked = (flags & FLAGS.CHUNKED) !== 0
   let size = head.length
-  // Node's writable-state count of the message (state.length, in chars of
-  // the strings it wrote), which differs from its size for UTF-8 text.
+  // Node's state.length (in chars) where UTF-8 makes it differ from the size.
   let nodeLength = -1
   if ((flags & (FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY)) === FLAGS.HEAD_UTF8) {
-    // With chunked framing Node writes the head as latin1, with the size
-    // line; C reads it so.
+    // Chunked, Node writes the head as latin1, with the size line; so does C.
     if (slot < 0 && !chunked) size = byteLength(head, 'utf8')
     nodeLength = head.length + chunk.length + (chunked ? chunkFraming(bodyLength) : 0)
   }
@@ -308,7 +251,6 @@ function send (res, message, callback) {
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
   if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) {
-    // headerThroughOutput(), written out.
     const notify = socket._paused || res[kNeedDrain]
     if (notify) res._onPendingData(head.length)
     res.outputData = []
@@ -318,22 +260,17 @@ function send (res, message, callback) {
   directStats.direct++
   const state = socket._writableState
   state.pendingcb++
-  // writeOrBuffer() leaves it false; a socket starts with true.
+  // writeOrBuffer() leaves it false; a socket starts true.
   if (state.sync) state.sync = false
   socket._unrefTimer()
   countDirect(handle, total)
   markNeedDrain(socket, total)
   processObject.nextTick(afterDirectWrite, socket, res)
-  // end() then emits 'prefinish' (finishSent()), once the caller counted
-  // the response: a listener may throw.
   res.finished = true
   return null
 }
 
-// send() where no direct write took the whole message. `unsent`: the
-// bytes a direct write took (-1: none tried), the errno of one that failed
-// (else 0), the message's bytes (`total`), Node's count of them where it
-// differs (UTF-8 text; else -1), and fillCached()'s key.
+// `unsent.written`: -1 where no direct write was tried; `failed`: its errno, else 0.
 function sendRest (res, message, callback, unsent) {
   const { written, total, nodeLength } = unsent
   const chunk = message.body
@@ -342,18 +279,15 @@ function sendRest (res, message, callback, unsent) {
   const dropped = message.dropped
   const head = res._header
   let out = null
-  // The body's unwritten rest, where it goes without a copy.
-  let rest = null
+  let rest = null // the body's unwritten rest, sent without a copy
   if (bodyLength > COPY_MAX_BODY) {
-    // Node's own end() meets the same full buffer or pending error,
-    // without copying the body first.
+    // Node's end() meets the same full buffer or error, without copying the body.
     if (written <= 0) return REASON.BODY_TOO_LARGE
     if (written >= head.length && !chunked && nodeLength === -1) {
       rest = bodyRest(chunk, written - head.length, bodyLength)
     }
   }
   if (rest === null && message.slot < 0 && !chunk && !chunked) {
-    // Node's end() writes the string alone, and so does this.
     const code = binding.checkHead(head, message.lines)
     if (code !== 0) return rejected(code)
   } else if (rest === null) {
@@ -371,8 +305,7 @@ function sendRest (res, message, callback, unsent) {
   if (written > 0) {
     writePartRest(socket, handle, out !== null ? out.subarray(written) : rest, unsent, onWrite)
   } else {
-    // In the form Node's end() hands the socket: a failed write counts
-    // the bytes of a Buffer or writev, not of one string.
+    // As Node's end() hands it: a failed write counts a Buffer's bytes, not one string's.
     const data = out === null ? head : oneString ? latin1Slice.call(out) : out
     writeMessage(socket, handle, data, unsent, onWrite)
   }
@@ -380,25 +313,17 @@ function sendRest (res, message, callback, unsent) {
   return null
 }
 
-// What end() leaves on the response once its write is under way, in
-// Node's order (write_()'s tick for a dropped body comes before the
-// write's own).
 function leaveEnded (res, chunk, chunked, dropped, callback) {
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
-  // (A non-empty chunked chunk follows the size line, which carries the
-  // header instead.)
+  // A non-empty chunked chunk follows the size line, which carries the header instead.
   if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) headerThroughOutput(res)
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
 }
 
-// Node queues the header in outputData and flushes it before a Uint8Array
-// body (_send, _flushOutput), and its pending-data updates can resume a
-// paused socket. The server's updater (a bound updateOutgoingData, Node 20
-// to 26) acts only on a paused socket or a response waiting for 'drain':
-// otherwise its two calls cancel out and are left out
-// (benchmark/instructions.js, express3); telling it from a replacement
-// would cost more (its name is computed on each read).
+// _send() queues the header before a Uint8Array body. The server's pending-data updater acts
+// only on a paused socket or awaited 'drain', else its two calls cancel out
+// (benchmark/instructions.js, express3).
 function headerThroughOutput (res) {
   const notify = res.socket._paused || res[kNeedDrain]
   const headLength = res._header.length
@@ -416,9 +341,7 @@ function writePartRest (socket, handle, rest, unsent, onWrite) {
   markNeedDrain(socket, total)
 }
 
-// The counters then read as Node's write of the whole leaves them:
-// `count` more in the length, `written` more in the handle's queue size;
-// where the write did not queue exactly `rest`, they are Node's own.
+// The counters then read as Node's write of the whole leaves them (unless it queued more).
 function writeRestCounted (socket, rest, onWrite, restLength, count, written) {
   if (typeof rest === 'string') {
     socket.write(rest, 'latin1', onWrite)
@@ -448,25 +371,15 @@ function writeMessage (socket, handle, data, unsent, onWrite) {
   markNeedDrain(socket, total)
 }
 
-// What end() does last: _finish() ('prefinish').
 function finishSent (res) {
-  if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) {
-    res._finish()
-  }
+  if (res.outputData.length === 0 && res.socket && res.socket._httpMessage === res) res._finish()
 }
 
-/**
- * The write of end(), `message` filled but for `handle` and
- * `contentLength`. The caller counts the response first: a 'prefinish'
- * listener may throw. Inlined into its caller (docs/architecture.md, "The
- * inlining budget").
- * @returns {string|null} as send(); when a reason, the slot's Content-Length digits
- *   are forgotten (C may have stopped before it read them)
- */
+// end()'s write; the caller counts first, as a 'prefinish' listener may throw. On a reason the
+// slot's digits are forgotten (C may have stopped before it read them). Inlined.
 function sendEnd (res, message, callback) {
   const slot = message.slot
-  // Copying a body above COPY_MAX_BODY into one Buffer with the header
-  // costs more than Node's own path: it goes out only in a direct write.
+  // Copying a body above COPY_MAX_BODY costs more than Node's path.
   const handle = slot >= 0 ? directHandle(res.socket) : null
   if (message.bodyLength > COPY_MAX_BODY && handle === null) return REASON.BODY_TOO_LARGE
   message.handle = handle
@@ -479,47 +392,34 @@ function sendEnd (res, message, callback) {
     if (slot >= 0) message.block.forgetLength()
     return reason
   }
-  // The record outlives the response (test/retention.test.js); cleared
-  // before 'prefinish', whose listener may throw.
+  // Cleared before 'prefinish', whose listener may throw (test/retention.test.js).
   message.body = null
   message.handle = null
   finishSent(res)
   return null
 }
 
-// --- the writes waiting on the socket's cork ---------------------------------
-//
-// joinWaiting(), before the socket's final uncork: Node's C++ writev
-// converts each string of an array on its own, which costs more than
-// joining them.
-
 // write_()'s CRLF after a chunk; never handed to user code.
 const CRLF_BUF = Buffer.from('\r\n', 'latin1')
-// A joined string is flattened (copied) before the socket writes it: above
-// this many chars the copy costs more than the write it saves
+// Above this many chars, flattening a joined string costs more than the write it saves
 // (benchmark/compare.js, 64 KiB in 4 chunks, chunkedEnc=1; RESULTS.md).
 const JOIN_MAX = 1024
 
-// no: the last chunk then goes as a write of its own.)
+// A state without Node 20-26's buffered array answers no: the last chunk goes on its own.
 function writeWaiting (state) {
   const buffered = state.buffered
   return Array.isArray(buffered) && buffered.length > state.bufferedIndex
 }
 
-// A longer copy (the flattening) costs more than the entries it saves.
+// A longer flattening costs more than the entries it saves.
 const JOIN_TOTAL = 16 * 1024
 
-// The protocol's onFinish, as a pending write's writecb shows Node's: bound
-// where its end() hands the socket one string (`single`), else the
-// writev's unnamed callback. (Not a closure in send(): every call would
-// allocate a context for `res`.)
+// onFinish as Node's pending write shows it: bound for one string, else unnamed, as a writev's.
 function finishCallback (res, single) {
   if (single) return protocol.onFinish.bind(undefined, res)
   return (err) => protocol.onFinish(res, err)
 }
 
-// After a writev the Writable calls each write's callback as a method of
-// its buffered entry, in order.
 // Refs: test/fixtures/responses.js "chunked write callbacks, their this and arguments"
 function joinedCallback (entries) {
   return (err) => {
@@ -527,8 +427,7 @@ function joinedCallback (entries) {
   }
 }
 
-// 'utf8' or 'latin1', 'ascii' (joins either) for writeChunk()'s CRLF, else
-// null (written as it is).
+// 'ascii' (writeChunk()'s CRLF) joins either; null is not joined.
 function waitingClass (entry) {
   const chunk = entry.chunk
   if (chunk === CRLF_BUF) return 'ascii'
@@ -537,7 +436,6 @@ function waitingClass (entry) {
   return encoding === 'utf8' || encoding === 'latin1' ? encoding : null
 }
 
-// The entry standing for buffered[i..j) joined as one string of `cls`.
 function joinEntries (buffered, i, j, cls) {
   let chunk = ''
   const entries = []
@@ -550,14 +448,8 @@ function joinEntries (buffered, i, j, cls) {
   return { chunk, encoding: ascii ? 'latin1' : 'utf8', callback: joinedCallback(entries) }
 }
 
-// Joins runs of string writes of one encoding waiting on the socket's
-// cork, before the uncork that writes them with one writev: the same chars
-// in order, so writableLength and the bytes written stay, and pendingcb
-// drops by the writes joined away, as the writev drops it. The last write
-// stays, so at least two go out. Where every write is then a Buffer or a
-// string whose chars are its bytes, the strings become Buffers (a failed
-// writev counts its bytes whatever it holds). Only where the uncork writes
-// at once: an idle socket of net.Socket's own class, with its own writev.
+// docs/architecture.md, "Streamed responses". The same chars in order, so writableLength
+// stays; the last write stays, so a writev goes out. Only on an idle net.Socket's own writev.
 function joinWaiting (socket) {
   const state = socket._writableState
   const buffered = state.buffered
@@ -567,7 +459,7 @@ function joinWaiting (socket) {
       PlainSocket === null || socket.constructor !== PlainSocket || socket._writev !== socketWritev) {
     return
   }
-  // Until a socket was seen, the handle through net.Socket's getter.
+  // Until a socket was seen, through net.Socket's getter.
   const handle = learned.kHandle !== null ? socket[learned.kHandle] : socket._handle
   if (handle === null || (handle.constructor !== TCP && (TCP !== null || !learnHandle(handle))) ||
       handle.writev !== tcpWritev) {
@@ -597,7 +489,7 @@ function joinWaiting (socket) {
   state.pendingcb -= buffered.length - out
   buffered.length = out
   if (latin1Only(buffered, from)) {
-    // A string costs the writev an encoding-name parse and a copy.
+    // A string costs the writev an encoding parse and a copy.
     for (let k = from; k < out; k++) {
       const entry = buffered[k]
       // In place: a write's callback runs on its own entry.
@@ -610,8 +502,6 @@ function joinWaiting (socket) {
   }
 }
 
-// Whether each write from `from` on is a Buffer, latin1, or ASCII UTF-8
-// of up to JOIN_TOTAL chars.
 function latin1Only (buffered, from) {
   for (let k = from; k < buffered.length; k++) {
     const entry = buffered[k]
@@ -626,9 +516,8 @@ function latin1Only (buffered, from) {
   return true
 }
 
-// Runs `run` (Node's own end(), or a socket.write()) with the handle's
-// write methods failing at once with the direct write's error (-errno, a
-// libuv code); as Node's, a failed Buffer write or writev counts `bytes`.
+// `run` with the handle's writes failing with the direct write's error, which Node then
+// reports; as Node's, a failed Buffer write or writev counts `bytes`.
 function reportingWrites (handle, errno, bytes, run) {
   const fail = () => {
     countDirect(handle, bytes)
@@ -647,13 +536,13 @@ function reportingWrites (handle, errno, bytes, run) {
     delete handle.writeUtf8String
   }
 }
+
 module.exports = {
   Message,
   CRLF_BUF,
   JOIN_MAX,
   rejected,
   countLines,
-  send,
   finishSent,
   finishCallback,
   sendEnd,

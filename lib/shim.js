@@ -1,9 +1,6 @@
 'use strict'
 
-// ServerResponse#end (and #write or #uncork, where the probe found the
-// chunked write() they reproduce), and install()/uninstall(). Node's own
-// end() runs whenever the decision says so, before anything on the
-// response changed.
+// ServerResponse#end, #write and #uncork (docs/architecture.md, "The path of one response").
 
 const http = require('node:http')
 const util = require('node:util')
@@ -24,17 +21,13 @@ const { uncorkReason, flushChunks } = require('./protocol/chunked24.js')
 const { streamedReason, sendWaiting } = require('./protocol/streamed.js')
 
 const debug = util.debuglog('http-oneshot')
-// Read once: NODE_DEBUG is read at start-up, and `enabled` is a getter.
-const debugEnabled = debug.enabled
+const debugEnabled = debug.enabled // a getter; NODE_DEBUG is read at start-up
 
 const { maxBodySize, fallbackReason } = decide
 
-// end() calls by path (and fallback reason); write() calls by path.
 const stats = { native: 0, fallback: 0, reasons: reasonCounts(), writes: { native: 0, fallback: 0 } }
 
-// An object whose prototype was set to null after it was created stays in
-// fast mode while it holds a few keys; Object.create(null) starts as a
-// dictionary, whose keyed load and store count() would pay per fallback.
+// Fast mode (Object.create(null) starts as a dictionary, dearer per count()); reset by replacing.
 function reasonCounts () {
   return Object.setPrototypeOf({}, null)
 }
@@ -44,12 +37,10 @@ function resetStats () {
   stats.fallback = 0
   stats.writes.native = 0
   stats.writes.fallback = 0
-  // A fresh object: deleting its keys would turn it into a dictionary.
   stats.reasons = reasonCounts()
   resetDirectStats()
 }
 
-// The counters, as a copy, for lib/index.js stats().
 function counts () {
   const direct = directCounts()
   return {
@@ -62,10 +53,7 @@ function counts () {
   }
 }
 
-// The inputs of the one write, filled for each call and read by sendEnd()
-// before anything of the user's can run: one record, not one per response.
-// What refers to the response is cleared once the write is done with it,
-// so that it keeps nothing of a finished response (test/retention.test.js).
+// One record for every write; cleared of the response after it (test/retention.test.js).
 const message = new Message()
 
 function releaseMessage () {
@@ -73,17 +61,12 @@ function releaseMessage () {
   message.handle = null
 }
 
-// Read once: the global Buffer is a getter.
-const { byteLength } = Buffer
+const { byteLength } = Buffer // the global Buffer is a getter
 
 const { ServerResponse, OutgoingMessage } = http
-// Node's own methods; null where a wrapper was there before install(): no
-// method is then equal to them, and every call goes to what is there.
-const legacyEnd = internals === null ? null : internals.end
-const legacyWrite = internals === null ? null : internals.write
-const legacyUncork = internals === null ? null : internals.uncork
+// Null where a wrapper was there before install(): no method equals them then.
+const { end: legacyEnd, write: legacyWrite, uncork: legacyUncork } = internals === null ? {} : internals
 
-// Under NODE_DEBUG=http-oneshot it also names the response.
 function count (reason, res) {
   stats.fallback++
   stats.reasons[reason] = (stats.reasons[reason] || 0) + 1
@@ -100,24 +83,18 @@ function bodyLength (chunk, encoding) {
   return chunk.byteLength
 }
 
-// The native end(): measures the body; endWithHeader() sends it. `block`:
-// lib/render.js takeBlock(); `dropped`: REASON.BODY_DROPPED. False when Node's own
-// end() must run (on a header maybe rendered, which it continues from).
+// Measures the body. False when Node's own end() must run (from the header, if rendered).
 function nativeEnd (res, chunk, encoding, callback, block, dropped) {
   let flags = 0
   let len = 0
-  // A UTF-8 string body after a cached block is taken to be ASCII without
-  // measuring it: C rejects it before it writes anything unless it is
-  // (sentAgain() measures it then).
+  // UTF-8 after a cached block is taken to be ASCII, unmeasured; C refuses it unsent otherwise.
   let guessed = false
   if (dropped) {
-    // write_() sets _contentLength from the chunk it then drops; only the
-    // header block goes out.
+    // write_() sets _contentLength from the chunk it drops.
     if (res._header === null) len = bodyLength(chunk, encoding)
   } else if (chunk) {
     if (typeof chunk === 'string') {
-      // (The typeof first: a strict comparison of a string with undefined
-      // would be a call.)
+      // typeof first: a strict comparison of a string with undefined would be a call.
       if (typeof encoding === 'string' && encoding === 'latin1') {
         flags = FLAGS.BODY_LATIN1
       } else {
@@ -130,8 +107,7 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
       count(REASON.BODY_TOO_LARGE, res)
       return false
     }
-    // Text that is not ASCII goes out as UTF-8, head included, as Node
-    // merges it.
+    // Non-ASCII text goes out as UTF-8, head included, as Node merges the two.
     if (!guessed && (flags & FLAGS.ASCII_ONLY) !== 0 && len !== chunk.length) flags = FLAGS.HEAD_UTF8
   }
   const m = message
@@ -142,23 +118,12 @@ function nativeEnd (res, chunk, encoding, callback, block, dropped) {
   return endWithHeader(res, callback, len, guessed)
 }
 
-/**
- * Takes the header block (renders a fresh one when there is none yet) and
- * sends the response. One compilation unit (docs/architecture.md, "The
- * inlining budget").
- * @param {number} len the body's byte length (a guess when `guessed`;
- * when the body is dropped, its measured length or 0)
- * @param {boolean} guessed `len` is the string's length, not measured
- * @returns {boolean} as nativeEnd()
- */
+// One unit: docs/architecture.md, "The inlining budget". `len`: char length when `guessed`.
 function endWithHeader (res, callback, len, guessed) {
   const m = message
   let block = m.block
   const chunk = m.body
   let flags = m.flags
-  // Blocks rendered here hold only validated chars up to 0xFF, which C
-  // copies as latin1; a block Node rendered may not (Content-Disposition
-  // can decode UTF-8), so it is read in full.
   let slot = -1
   let lines
   let chunked = false
@@ -176,40 +141,28 @@ function endWithHeader (res, callback, len, guessed) {
     slot = block.slot
     lines = block.lines
     chunked = block.chunked
+    // Chars up to 0xFF, copied as latin1; Node's may hold more (Content-Disposition decodes UTF-8).
     flags |= FLAGS.HEAD_ONE_BYTE
   } else {
     lines = countLines(res._header)
     // C frames a body after a chunked block Node rendered, as end() does.
     chunked = !!res.chunkedEncoding && res._hasBody === true
   }
-  // After a cached (ASCII) block, a UTF-8 string body whose byte length is
-  // its length is ASCII too: latin1 is the cheaper read of the same bytes.
-  if (slot >= 0 && typeof chunk === 'string' && !guessed && len === chunk.length) {
-    flags = FLAGS.BODY_LATIN1
-  }
+  // After a cached (ASCII) block, UTF-8 text whose bytes are its chars: latin1 reads cheaper.
+  if (slot >= 0 && typeof chunk === 'string' && !guessed && len === chunk.length) flags = FLAGS.BODY_LATIN1
   if (chunked) flags |= FLAGS.CHUNKED
   m.block = block
   m.slot = slot
   m.lines = lines
   m.bodyLength = m.dropped ? 0 : len
   m.flags = flags
-  // Counted first: sendEnd() ends with 'prefinish', whose listener may
-  // throw.
+  // Counted first: a 'prefinish' listener may throw.
   stats.native++
   const reason = sendEnd(res, m, callback)
   return reason === null || sentAgain(res, m, callback, reason, guessed)
 }
 
-/**
- * endWithHeader() when renderFresh() did not render: Node's own renderer
- * writes the header (REASON.RENDER_BY_NODE), or the response falls back with the
- * reason returned. Off the common path (docs/architecture.md, "The
- * inlining budget").
- * @param {number} previousLength `res._contentLength` before endWithHeader()
- * @param {*} chunk the body, null when Node drops it
- * @returns {boolean} true when Node rendered a block to send, false when
- * the fallback was counted
- */
+// renderFresh() gave a reason: true once Node rendered the header (RENDER_BY_NODE).
 function renderedByNode (res, fresh, previousLength, chunk) {
   if (fresh === REASON.RENDER_BY_NODE && decide.nodeRenderedString(res, chunk, null)) {
     // Left to Node before it renders (lib/decide.js slicedString).
@@ -223,8 +176,7 @@ function renderedByNode (res, fresh, previousLength, chunk) {
     return false
   }
   res._implicitHeader()
-  // Sent as a block Node rendered even where the shim's writeHead() did:
-  // the renderer keeps no hand-off.
+  // Sent as a block Node rendered even where the shim's writeHead() ran: no hand-off is kept.
   render.takeBlock(res)
   if (res.chunkedEncoding || res._headerSent || typeof res._header !== 'string') {
     count(REASON.CHUNKED, res)
@@ -233,19 +185,10 @@ function renderedByNode (res, fresh, previousLength, chunk) {
   return true
 }
 
-/**
- * endWithHeader() after sendEnd() refused `m` (unsent, nothing of the
- * user's ran) for `reason`: sends it once more where the refusal came from
- * a guess about the text, or counts the fallback. Off the common path, as
- * renderedByNode().
- * @returns {boolean} true when the message went out, false when Node's
- * own end() must run (the fallback counted)
- */
+// sendEnd() refused `m` unsent: sent again where a guess about the text was wrong.
 function sentAgain (res, m, callback, reason, guessed) {
   const flags = m.flags
   if (reason === REASON.NON_ASCII && guessed) {
-    // Text that is not ASCII: measured now, and checked as it would have
-    // been had it been measured first.
     const len = byteLength(m.body, 'utf8')
     if (len > maxBodySize()) {
       reason = REASON.BODY_TOO_LARGE
@@ -256,8 +199,7 @@ function sentAgain (res, m, callback, reason, guessed) {
     }
   } else if (reason === REASON.NON_ASCII && m.slot < 0 && (flags & FLAGS.CHUNKED) === 0 &&
       (flags & FLAGS.ASCII_ONLY) !== 0) {
-    // A block Node rendered with latin1 values before ASCII text: Node
-    // merges the two and writes them as UTF-8, and so does C now.
+    // Node's block with latin1 values, then ASCII text: Node writes both as UTF-8, and so does C.
     m.flags = FLAGS.HEAD_UTF8
     reason = sendEnd(res, m, callback)
   }
@@ -267,7 +209,7 @@ function sentAgain (res, m, callback, reason, guessed) {
   return false
 }
 
-// ServerResponse#end. Arguments are shuffled as OutgoingMessage#end does.
+// Arguments are shuffled as OutgoingMessage#end does.
 function end (chunk, encoding, callback) {
   let c = chunk
   let e = encoding
@@ -280,20 +222,14 @@ function end (chunk, encoding, callback) {
     cb = e
     e = null
   }
-  // A wrapper of OutgoingMessage#end installed after this one is Node's
-  // end() as far as this response is concerned.
+  // A wrapper of OutgoingMessage#end put on after install() is Node's end() here.
   const nodeEnd = OutgoingMessage.prototype.end
-  // After uninstall() a wrapper that captured this function still calls
-  // it. Node's end() gets the arguments as they came (a wrapper sees their
-  // number too).
+  // Called after uninstall() by a wrapper that captured it: Node's end(), arguments as they came.
   if (!installed) {
-    // A block handed over before uninstall() is not kept for it.
     render.takeBlock(this)
     return nodeEnd.apply(this, arguments)
   }
   if (internals !== null && internals.learned.pending) internals.learn(this)
-  // A response without a header has no block: its end() enters
-  // lib/render.js only to render it.
   let block = this._header === null ? null : render.takeBlock(this)
   let reason = nodeEnd !== legacyEnd ? REASON.PATCHED : fallbackReason(this, c, e, block)
   if (reason === REASON.PATCHED && nodeEnd === legacyEnd && decide.headerFirst(this)) {
@@ -301,7 +237,6 @@ function end (chunk, encoding, callback) {
       count(REASON.PATCHED, this)
       return endByNode(endAfterHeaderCall, nodeEnd, this, arguments)
     }
-    // The decision again, on what the wrapper left.
     block = render.takeBlock(this)
     reason = fallbackReason(this, c, e, block)
   }
@@ -322,16 +257,14 @@ function end (chunk, encoding, callback) {
   if ((reason === REASON.HEADERS_SENT || (reason === REASON.SOCKET_BUSY && heldTail)) &&
       tailEnd && (c || this.chunkedEncoding === true) && (!heldTail || heldUncork(this)) &&
       tailReason(this, c, e) === null) {
-    // end() after write(): the writes waiting on the cork joined. Without
-    // a chunk or chunked framing there is nothing to join: decided first,
-    // with one read, so that responses streamed with Content-Length cost
-    // Node's own end() and no more (benchmark/instructions.js, h3).
+    // end() after write(). Without a chunk or chunked framing there is nothing to join: decided
+    // first, so Content-Length streams cost Node's end() and no more (benchmark/instructions.js, h3).
     stats.native++
     stats.writes.native += endAfterWrites(this, c, e, cb)
     return this
   }
   count(counted, this)
-  // A header rendered already was taken above: Node's end() hands none over.
+  // A rendered header's block was taken above: Node's end() hands none over.
   return this._header === null
     ? endByNode(callNodeEnd, nodeEnd, this, arguments)
     : nodeEnd.apply(this, arguments)
@@ -341,11 +274,8 @@ function callNodeEnd (nodeEnd, res, args) {
   return nodeEnd.apply(res, args)
 }
 
-// Node's own end() through `run` for `res`, which has no header yet, then
-// takes the block the shim's writeHead() handed over if Node's end()
-// rendered through it, also when it throws: the renderer would keep the
-// finished response. A response with a header does without the try block
-// (benchmark/instructions.js shape fallback).
+// Takes the block Node's end() may have rendered through the shim's writeHead(), even if it throws.
+// A response with a header does without the try (benchmark/instructions.js shape fallback).
 function endByNode (run, nodeEnd, res, args) {
   try {
     return run(nodeEnd, res, args)
@@ -354,12 +284,7 @@ function endByNode (run, nodeEnd, res, args) {
   }
 }
 
-/**
- * end() after write()s with Content-Length framing that wait on the
- * socket's cork: the cached block and their body in one direct write.
- * @returns {string|null} null when done; REPORT when a pending socket error
- *   failed the write; else the reason Node's own end() must run for
- */
+// docs/architecture.md, "Streamed responses". Null when done, else REPORT or the reason.
 function endStreamed (res, chunk, encoding, callback, block) {
   const reason = streamedReason(res, chunk, encoding, block)
   if (reason !== null) return reason
@@ -372,9 +297,8 @@ function endStreamed (res, chunk, encoding, callback, block) {
   m.contentLength = block.lengthArgument()
   m.handle = handle
   const sent = sendWaiting(res, m, chunk, encoding, callback)
-  // endReporting() still needs the handle.
   m.body = null
-  if (sent !== REASON.REPORT) m.handle = null
+  if (sent !== REASON.REPORT) m.handle = null // endReporting() needs it
   if (sent === null) {
     stats.native++
     finishSent(res)
@@ -386,22 +310,15 @@ function endStreamed (res, chunk, encoding, callback, block) {
   return sent
 }
 
-// Node's own end() after a pending socket error failed endStreamed()'s
-// direct write: the socket's handle answers its write with that error.
 function endReporting (res, nodeEnd, args) {
   const m = message
   const handle = m.handle
   m.handle = null
-  return reportingWrites(handle, m.failed, res._header.length + m.bodyLength,
-    () => nodeEnd.apply(res, args))
+  return reportingWrites(handle, m.failed, res._header.length + m.bodyLength, () => nodeEnd.apply(res, args))
 }
 
-// The start of Node's end() where a wrapper replaced writeHead():
-// socket.cork(), the body's byte length in _contentLength, then
-// _implicitHeader(), which calls the wrapper (as 24.21+'s
-// maybePrepareFinalChunk() does). The cork is taken back when nothing was
-// written under it; else Node's own end() skips those calls and uncorks
-// fully. True when the wrapper left a rendered header to decide on again.
+// The start of Node's end() under a writeHead wrapper (docs/architecture.md, "Patchers and APM
+// agents"); an unused cork is taken back. True when the wrapper left a header to decide on.
 function renderFirst (res, chunk, encoding) {
   const socket = res.socket
   socket.cork()
@@ -414,19 +331,13 @@ function renderFirst (res, chunk, encoding) {
   return true
 }
 
-// Node's end() after renderFirst()'s _implicitHeader() rendered nothing:
-// its first call of _implicitHeader() on `res` is skipped (a wrapper would
-// run twice), a later one goes to the method. The skip stands in for the
-// method where it is found, for this call only: a key added to `res` would
-// show in Object.keys(res) to a 'prefinish' listener.
+// Node's end() after renderFirst() rendered nothing, skipping its first _implicitHeader() (the
+// wrapper would run twice) where the method is found: a key on `res` would show at 'prefinish'.
 function endAfterHeaderCall (nodeEnd, res, args) {
   let owner = res
   while (owner !== null && !Object.hasOwn(owner, '_implicitHeader')) owner = Object.getPrototypeOf(owner)
   const own = owner === null ? undefined : Object.getOwnPropertyDescriptor(owner, '_implicitHeader')
-  // No data property to stand in for: Node's end() calls it again.
-  if (own === undefined || !own.configurable || !Object.hasOwn(own, 'value')) {
-    return nodeEnd.apply(res, args)
-  }
+  if (own === undefined || !own.configurable || !Object.hasOwn(own, 'value')) return nodeEnd.apply(res, args)
   const method = own.value
   let skipped = false
   Object.defineProperty(owner, '_implicitHeader', {
@@ -446,17 +357,14 @@ function endAfterHeaderCall (nodeEnd, res, args) {
   }
 }
 
-// Where heldTail, end() sends held chunks as Node's would through
-// res.uncork(): the shim's, over Node's own.
+// Where heldTail, end() sends held chunks through res.uncork(): the shim's, over Node's own.
 function heldUncork (res) {
   return res.uncork === uncork && OutgoingMessage.prototype.uncork === legacyUncork
 }
 
-// ServerResponse#write where the probe found Node 20's chunked write(): a
-// chunk goes to the socket in two or three writes instead of four.
+// Where the probe found Node 20's chunked write(): a chunk in two or three socket writes, not four.
 function write (chunk, encoding, callback) {
-  // A wrapper of OutgoingMessage#write put on after this one is Node's.
-  const nodeWrite = OutgoingMessage.prototype.write
+  const nodeWrite = OutgoingMessage.prototype.write // a wrapper put on later counts as Node's
   if (!installed) return nodeWrite.apply(this, arguments)
   let e = encoding
   let cb = callback
@@ -479,8 +387,7 @@ function write (chunk, encoding, callback) {
   return nodeWrite.apply(this, arguments)
 }
 
-// ServerResponse#uncork where the probe found Node 24.22's chunked write():
-// the chunks a response holds on its own cork go out in fewer writes.
+// Where the probe found Node 24.22's chunked write(): held chunks go out in fewer writes.
 function uncork () {
   const nodeUncork = OutgoingMessage.prototype.uncork
   if (installed) {
@@ -497,18 +404,15 @@ function uncork () {
   return nodeUncork.apply(this, arguments)
 }
 
-// Whether end() after write() sends in fewer writes: where end() and
-// write_() are both Node 20's, or both Node 24.22's (heldTail; a response
-// that holds chunks falls back as socket-busy first).
-const heldTail = internals !== null && internals.chunkedUncork === true &&
-  internals.protocol.name === 'node24'
+// end() after write() joins writes where end() and write_() are both Node 20's, or both Node
+// 24.22's (heldTail; a response holding chunks first falls back as socket-busy).
+const heldTail = internals !== null && internals.chunkedUncork === true && internals.protocol.name === 'node24'
 const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === true &&
   internals.protocol.name === 'node20')
 
 let installed = false
 
-// Where the native path can never run install() leaves Node's methods
-// untouched: a wrapper would only cost every response time.
+// Where the native path can never run, a wrapper would only cost every response.
 const canRun = binding !== null && internals !== null
 
 function install () {
@@ -539,8 +443,7 @@ function uninstall () {
 
 module.exports = {
   FALLBACK,
-  // lib/index.js fallbackReason(): for the block the response carries now
-  // (left for its end() to take), null for either native answer.
+  // lib/index.js fallbackReason(): the block left for end() to take; null for either native answer.
   fallbackReason: (res, chunk, encoding) => {
     const reason = fallbackReason(res, chunk, encoding, res ? render.blockOf(res) : null)
     return reason === REASON.BODY_DROPPED ? null : reason
@@ -549,8 +452,7 @@ module.exports = {
   install,
   uninstall,
   isInstalled: () => installed,
-  // The counters themselves, for tests; lib/index.js reads counts().
-  stats,
+  stats, // for tests; lib/index.js reads counts()
   resetStats,
   counts
 }

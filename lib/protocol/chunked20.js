@@ -1,16 +1,7 @@
 'use strict'
 
-// write() and end() after write() with chunked framing, as Node 20's
-// write_() and end() do them (lib/_http_outgoing.js of v20.20).
-
-// Node 20's write_() frames a chunk with four writes on the socket, corked
-// until the next tick: the size line (latin1, after the header on the
-// first write), a CRLF Buffer, the chunk, a CRLF Buffer carrying the
-// callback. writeChunk() sends the same chars in two writes (a short string
-// joined to its size line) or three, on the same cork: the Writable counts
-// each write by its length, so writableLength, needDrain, 'drain',
-// bytesWritten and write()'s result read the same, and the tick's uncork
-// still writes at least two with one writev.
+// write(), and end() after it, as Node 20's (docs/protocols.md): the same chars in fewer writes
+// on the same cork, so the Writable's counts read the same and the uncork still writes a writev.
 
 const { byteLength } = Buffer
 const internals = require('../internals.js')
@@ -22,34 +13,26 @@ const {
 const { REASON, httpDebug } = require('../rules.js')
 
 const processObject = process
-const protocol = internals === null ? null : internals.protocol
-const kNeedDrain = internals === null ? null : internals.kNeedDrain
-const kCorked = internals === null ? null : internals.kCorked
-// Node's OutgoingMessage#uncork, which 22+'s end() calls.
-const resUncork = internals === null ? null : internals.uncork
-// Where write_() holds chunks on a corked response (Node 24.22+, 26.10+).
+// resUncork: Node's OutgoingMessage#uncork, which 22+'s end() calls.
+const { protocol, kNeedDrain, kCorked, uncork: resUncork } = internals === null ? {} : internals
 const heldChunks = internals !== null && internals.chunkedUncork === true
 
 const numberToString = Number.prototype.toString
-// A header block Node rendered may hold latin1 chars, which a UTF-8 write
-// would encode differently.
+// A block Node rendered may hold latin1 chars, which a UTF-8 write would encode otherwise.
 // eslint-disable-next-line no-control-regex -- every char below 0x80 is ASCII
 const NON_ASCII = /[^\x00-\x7f]/
 
-// write_()'s connectionCorkNT.
 function uncorkSocket (socket) {
   if (socket._writableState.corked === 1) joinWaiting(socket)
   socket.uncork()
 }
 
-// The bytes of a chunk given with 'utf8', 'latin1' or no encoding.
 function chunkBytes (chunk, encoding) {
   if (typeof chunk !== 'string') return chunk.byteLength
   return encoding === 'latin1' ? chunk.length : byteLength(chunk, 'utf8')
 }
 
-// The size line `line` (after the header when `merged`) and the chunk of
-// `len` bytes, joined where that does not re-encode the line.
+// Joined where that does not re-encode the line (`merged`: after the header).
 function writeSized (socket, line, chunk, encoding, len, merged) {
   const latin1 = encoding === 'latin1'
   if (typeof chunk !== 'string') {
@@ -59,8 +42,7 @@ function writeSized (socket, line, chunk, encoding, len, merged) {
     socket.write(line, 'latin1')
     socket.write(chunk, latin1 ? 'latin1' : 'utf8')
   } else {
-    // ASCII text as latin1: the same bytes, which the socket copies
-    // instead of encoding.
+    // ASCII text as latin1: the same bytes, copied instead of encoded.
     const charset = latin1 || len === chunk.length ? 'latin1' : 'utf8'
     if (charset === 'latin1' || !merged || !NON_ASCII.test(line)) {
       socket.write(line + chunk, charset)
@@ -71,8 +53,6 @@ function writeSized (socket, line, chunk, encoding, len, merged) {
   }
 }
 
-// write_() for one non-empty chunk of a chunked response, once
-// writeReason() said yes; returns what write() returns.
 function writeChunk (res, chunk, encoding, callback) {
   const socket = res.socket
   const len = chunkBytes(chunk, encoding)
@@ -94,25 +74,8 @@ function writeChunk (res, chunk, encoding, callback) {
   return ret
 }
 
-// --- end() after write() ----------------------------------------------------
-//
-// Once write() sent the header, Node 20's end(chunk) writes the chunk as
-// write_() does, then the last chunk ('0', the trailers, CRLF) or, without
-// chunked framing, an empty string, carrying 'finish', and uncorks the
-// socket: one writev of those and of the writes still waiting. A short
-// string chunk is joined here to its framing and to the last chunk (not to
-// trailers, whose latin1 chars a UTF-8 write would encode otherwise); at
-// least two writes still go out in that writev (a plain write counts a
-// failed string write's bytes otherwise). A response that holds chunks
-// (Node 24.22+) ends through lib/protocol/chunked24.js endHeld().
-
-/**
- * end() after write() calls, once tailReason() said yes.
- * @param {string|Uint8Array|null|undefined} chunk non-empty, or none
- * @param {string|null|undefined} encoding 'utf8', 'latin1' or none
- * @returns {number} the held chunks sent (write() calls, end()'s chunk
- *   among them when it joined them)
- */
+// Node 20's end(chunk) after write(): the chunk as write_() writes it, then the last chunk (or
+// '') carrying 'finish', then one writev. Returns the held chunks sent.
 function endAfterWrites (res, chunk, encoding, callback) {
   const socket = res.socket
   const onWrite = finishCallback(res, false)
@@ -126,15 +89,15 @@ function endAfterWrites (res, chunk, encoding, callback) {
   joinWaiting(socket)
   socket._writableState.corked = 1
   socket.uncork()
-  // Node's end() sets the response's cork count to 1 and calls its
-  // uncork(), which takes it to 0 and finds no chunks held.
+  // Node's end() sets it to 1, and its uncork() to 0, finding no chunks held.
   res[kCorked] = 0
   res.finished = true
   finishSent(res)
   return flushed
 }
 
-// Node 20's end(chunk) after write(), on the corked socket.
+// A short string joins its framing and the last chunk (not trailers: latin1) while a write
+// waits, so a writev still goes out (a plain write counts a failed string's bytes otherwise).
 function endWritten (res, chunk, encoding, callback, onWrite) {
   const socket = res.socket
   if (res.chunkedEncoding && !chunk) {
@@ -155,18 +118,13 @@ function endWritten (res, chunk, encoding, callback, onWrite) {
     }
     if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
   } else {
-    // tailReason() found a write waiting on the cork (Node 20), or end() is
-    // Node 24.22's, whose chunk carries 'finish'.
+    // A write waits on the cork (Node 20), or 24.22's end(), whose chunk carries 'finish'.
     socket.write(chunk, encoding, onWrite)
     if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
   }
 }
 
-// Whether res.write() may send a chunk in fewer socket writes
-// (writeChunk()): chunked framing, where internals.chunkedWrite (Node 20's
-// write(), without which the shim's write() and tailReason() do not run).
 function writeReason (res, chunk, encoding) {
-  // NODE_DEBUG=http: write_() prints its result.
   if (httpDebug) return REASON.DEBUG
   const early = chunkReason(res, chunk, encoding)
   if (early !== null) return early
@@ -181,24 +139,15 @@ function writeReason (res, chunk, encoding) {
   return null
 }
 
-// Whether writes wait on the socket's cork.
 function corkHolds (state) {
   return state.corked !== 0 && Array.isArray(state.buffered) && state.buffered.length > state.bufferedIndex
 }
 
-/**
- * Whether end() after a write() that sent the header may send in fewer
- * writes (endAfterWrites()), where end() is Node 20's: a chunk
- * with chunked framing where write() would (writeReason()), else while a
- * write waits on the socket's cork; no chunk, with chunked framing, while
- * writes wait on the cork. Only null matters: end() counts its own reason.
- * @returns {string|null}
- */
+// Only null matters: end() counts its own reason.
 function tailReason (res, chunk, encoding) {
   if (internals.chunkedUncork) return heldTailReason(res, chunk, encoding)
   if (res.chunkedEncoding === true) {
-    // end() writes '0', the trailers and CRLF as one latin1 string, joined
-    // with the chunks write() left waiting on the cork.
+    // end() writes '0', the trailers and CRLF as one latin1 string.
     const reason = chunk ? writeReason(res, chunk, encoding) : writeReason(res, '0', undefined)
     if (reason !== null) return reason
     if (typeof res._trailer !== 'string') return REASON.TRAILERS
@@ -212,12 +161,9 @@ function tailReason (res, chunk, encoding) {
   const socket = res.socket
   const ready = writeReadyReason(res, socket, WAIT_SOCKET)
   if (ready !== null) return ready
-  // Node's end() adds two writes (the chunk, then an empty one carrying
-  // 'finish') to at least one waiting on the cork, which the socket joins
-  // in one writev, as the one write does; alone it would be a plain write,
-  // which reports a failure otherwise (bytesWritten).
+  // With none waiting Node's end() writes plainly, which reports a failure otherwise.
   if (!corkHolds(socket._writableState)) return REASON.NOTHING_HELD
-  // Node 22's end() calls the response's uncork().
+  // 22+'s end() calls the response's uncork().
   if (res.uncork !== resUncork) return REASON.PATCHED
   if (typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
   return null

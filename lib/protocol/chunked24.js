@@ -1,13 +1,7 @@
 'use strict'
 
-// Chunked framing as Node 24.22 (26.10 alike; internals.chunkedUncork)
-// does it: write_() holds each chunk of a chunked response on the corked
-// response (kChunkedBuffer: chunk, encoding, callback; kChunkedLength: their
-// bytes), and its uncork(), on the next tick or from end(), sends them as
-// one chunk: the size line, a CRLF, each chunk, and a CRLF whose callback
-// calls each write's. Without chunked framing end()'s chunk carries
-// 'finish'. flushChunks() joins runs of string chunks of one encoding, and
-// the last chunk to the closing CRLF.
+// Chunked framing as Node 24.22 and 26.10 do it (docs/protocols.md): write_() holds chunks
+// (kChunkedBuffer: chunk, encoding, callback; kChunkedLength: bytes) until the uncork().
 
 const { byteLength } = Buffer
 const internals = require('../internals.js')
@@ -16,22 +10,16 @@ const { WAIT_HELD, writtenAsIs, writeReadyReason, sentHeaderReason } = require('
 const { REASON } = require('../rules.js')
 const { isUint8Array } = require('node:util/types')
 
-const protocol = internals === null ? null : internals.protocol
-const kCorked = internals === null ? null : internals.kCorked
-const kChunkedBuffer = internals === null ? null : internals.kChunkedBuffer
-const kChunkedLength = internals === null ? null : internals.kChunkedLength
-const kNeedDrain = internals === null ? null : internals.kNeedDrain
+const { protocol, kCorked, kChunkedBuffer, kChunkedLength, kNeedDrain } = internals === null ? {} : internals
 const numberToString = Number.prototype.toString
 
-// 'utf8', 'latin1', or null for a chunk written on its own.
 function joinClass (chunk, encoding) {
   if (typeof chunk !== 'string' || chunk.length > JOIN_MAX) return null
   if (!encoding || encoding === 'utf8') return 'utf8'
   return encoding === 'latin1' ? 'latin1' : null
 }
 
-// Whether the held strings are all latin1 or ASCII UTF-8: then the bytes
-// write_() added up (`bytes`) number their chars.
+// Whether the held strings are latin1 or ASCII UTF-8, their bytes numbering their chars.
 function asciiHeld (held, bytes) {
   let chars = 0
   for (let n = 0; n < held.length; n += 3) {
@@ -47,15 +35,8 @@ function asciiHeld (held, bytes) {
   return chars === bytes
 }
 
-/**
- * Node 24.22's OutgoingMessage#uncork() for a response that holds chunks,
- * once uncorkReason() said yes: one function, step for step
- * as Node's, so the two read side by side.
- * @param {string} [last] from end(): the last chunk, joined to the closing
- *   CRLF
- * @param {Function} [onLast] its callback
- * @returns {number} the chunks sent
- */
+// Node 24.22's OutgoingMessage#uncork() step for step, runs of strings of one encoding joined.
+// `last`, `onLast`: end()'s last chunk, joined to the closing CRLF, and its callback.
 function flushChunks (res, last, onLast) {
   res[kCorked]--
   const socket = res.socket
@@ -64,8 +45,7 @@ function flushChunks (res, last, onLast) {
   try {
     const callbacks = []
     const ascii = asciiHeld(held, res[kChunkedLength])
-    // The run of strings to go out and its class ('ascii' joins either);
-    // all latin1 where every UTF-8 chunk is ASCII.
+    // The run of strings to go out and its class ('ascii' joins either).
     let run = numberToString.call(res[kChunkedLength], 16) + '\r\n'
     let runClass = ascii ? 'latin1' : 'ascii'
     if (!res._headerSent) {
@@ -96,9 +76,7 @@ function flushChunks (res, last, onLast) {
     }
     if (run !== '') socket.write(run, runClass === 'utf8' ? 'utf8' : 'latin1')
     const onWrite = (err) => {
-      for (const callback of callbacks) {
-        callback(err)
-      }
+      for (const callback of callbacks) callback(err)
     }
     if (last === undefined) {
       socket.write(CRLF_BUF, onWrite)
@@ -119,8 +97,6 @@ function flushChunks (res, last, onLast) {
   return count
 }
 
-// end(chunk) of a response that holds chunks: `chunk` joins them, and the
-// last chunk goes out with the closing CRLF, carrying 'finish'.
 function endHeld (res, chunk, encoding, callback, onWrite) {
   const held = res[kChunkedBuffer]
   if (chunk) {
@@ -133,8 +109,7 @@ function endHeld (res, chunk, encoding, callback, onWrite) {
   return flushChunks(res, '\r\n0\r\n' + res._trailer + '\r\n', onWrite)
 }
 
-// tailReason() where end() and write_() are Node 24.22's and 26.10's
-// (internals.chunkedUncork); the caller checked res.uncork() is the shim's.
+// tailReason() where internals.chunkedUncork; the caller checked res.uncork() is the shim's.
 function heldTailReason (res, chunk, encoding) {
   const early = sentHeaderReason(res, chunk, encoding)
   if (early !== null) return early
@@ -150,36 +125,29 @@ function heldTailReason (res, chunk, encoding) {
     // end() writes '0', the trailers and CRLF as one latin1 string.
     if (typeof res._trailer !== 'string') return REASON.TRAILERS
     if (corked !== 0) {
-      // write_() holds end()'s chunk as a Buffer (a plain Uint8Array
-      // becomes a view); uncork() sends what is held. Without a chunk
-      // end() sends it with the socket as corked as write_() left it.
+      // write_() holds end()'s chunk as a Buffer (a plain Uint8Array becomes a view).
       if (chunk) {
         if (isUint8Array(chunk) && !(chunk instanceof Buffer)) return REASON.CHUNK_TYPE
-        // An empty chunk joins held chunks only; alone write_() sends it
-        // (with the header) as a write of its own.
+        // Alone, write_() sends an empty chunk (with the header) as a write of its own.
         return chunk.length === 0 && held.length === 0 ? REASON.EMPTY_CHUNK : null
       }
       return held.length === 0 || socket._writableState.corked === 0 ? REASON.NOTHING_HELD : null
     }
-    // Sent by write_() as it comes, after everything before it.
+    // Uncorked: write_() sends it as it comes.
     if (!chunk || held.length !== 0 || res._headerSent !== true) return REASON.NOTHING_HELD
     if (chunk.length === 0) return REASON.EMPTY_CHUNK
     return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
   }
   if (res.chunkedEncoding !== false) return REASON.INVALID
-  // Without chunked framing write_() holds nothing; the chunk carries
-  // 'finish' (and end() without one writes an empty string or waits a tick).
+  // Without chunked framing write_() holds nothing; the chunk carries 'finish'.
   if (!chunk || held.length !== 0 || res._headerSent !== true) return REASON.NOTHING_HELD
   return typeof chunk !== 'string' && !writtenAsIs(chunk) ? REASON.CHUNK_TYPE : null
 }
 
-// Whether res.uncork() may send the chunks a response holds (kChunkedBuffer,
-// where internals.chunkedUncork) in fewer socket writes: when Node's
-// uncork() would send them now, straight to the socket it owns.
+// Where Node's uncork() would send held chunks now, to the socket the response owns.
 function uncorkReason (res) {
   const buffered = res[kChunkedBuffer]
-  if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 ||
-      buffered.length % 3 !== 0) {
+  if (res[kCorked] !== 1 || !Array.isArray(buffered) || buffered.length === 0 || buffered.length % 3 !== 0) {
     return REASON.NOTHING_HELD
   }
   if (res.destroyed) return REASON.DESTROYED

@@ -1,7 +1,6 @@
 'use strict'
 
-// The end() protocol of Node 20 and 22 (also 24.0-24.19 and 26.0-26.6), as
-// lib/_http_outgoing.js of Node v20.20 has it.
+// end() as Node 20's lib/_http_outgoing.js has it (docs/protocols.md, node20).
 
 // A 'finish' listener, after the server's own.
 function queueEndCallback (res, callback) {

@@ -1,15 +1,12 @@
 'use strict'
 
-// The end() protocol of Node 24.21+ and 26.8+: end callbacks wait in
-// res[kEndCallbacks] and run before 'finish' with null, or with the flush
-// error instead of 'finish' (lib/_http_outgoing.js: queueEndCallback,
-// onFinish, flushEndCallbacks).
+// end() as Node 24.21+ and 26.8+ have it (docs/protocols.md, node24): lib/_http_outgoing.js
+// queueEndCallback, onFinish, flushEndCallbacks.
 
 function create (k) {
   const { kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError } = k
 
-  // Native end() runs only on a response not finished: Node's early
-  // answers (finished, an earlier flush error) never apply.
+  // Native end() runs only on an unfinished response: Node's early answers never apply.
   function queueEndCallback (res, callback) {
     const callbacks = res[kEndCallbacks]
     if (callbacks === null || callbacks === undefined) {
@@ -19,16 +16,13 @@ function create (k) {
     }
   }
 
-  // Each runs as an element of the array taken away first (its `this`),
-  // and a throwing callback stops the rest, as in Node.
+  // Each runs with the array as its `this`; a throwing callback stops the rest, as in Node.
   // Refs: test/fixtures/responses.js "end callbacks: their this"
   function flushEndCallbacks (res, err) {
     const callbacks = res[kEndCallbacks]
     if (callbacks === null || callbacks === undefined) return
     res[kEndCallbacks] = null
-    for (let i = 0; i < callbacks.length; i++) {
-      callbacks[i](err)
-    }
+    for (let i = 0; i < callbacks.length; i++) callbacks[i](err)
   }
 
   function onFinish (res, err) {
@@ -43,8 +37,7 @@ function create (k) {
     res.emit('finish')
   }
 
-  // Without a body, or with a string body and no chunked framing (the
-  // header rides it, with 'finish').
+  // The header rides a string body without chunked framing, or none, with 'finish'.
   function oneStringWrite (chunk, chunked) {
     return !chunk || (typeof chunk === 'string' && !chunked)
   }

@@ -1,12 +1,7 @@
 'use strict'
 
-// write() with Content-Length framing (hapi, h3, send, koa-send, pipe())
-// stays Node's own: write_() corks the socket until the next tick and
-// hands it the header joined to the first chunk, then each chunk. An end()
-// in the same tick adds an empty write carrying 'finish' (24.21+: its
-// chunk carries it) and uncorks: one writev, whose callback calls each
-// write's on its entry, then 'finish'. sendWaiting() sends the same bytes
-// in one direct write and leaves the socket as that writev does.
+// end() in the tick of write()s with Content-Length framing (hapi, h3, send, pipe()): the
+// writes waiting on the cork in one direct write (docs/architecture.md, "Streamed responses").
 // Refs: test/fixtures/responses.js "streamed CL: ..."
 
 const binding = require('../binding.js')
@@ -22,9 +17,7 @@ const processObject = process
 const BufferClass = Buffer
 const { allocUnsafe, byteLength } = Buffer
 const stringSlice = String.prototype.slice
-const protocol = internals === null ? null : internals.protocol
-const kCorked = internals === null ? null : internals.kCorked
-const Socket = internals === null ? null : internals.Socket
+const { protocol, kCorked, Socket } = internals === null ? {} : internals
 const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY
 } = KEY
@@ -33,23 +26,14 @@ const { WHOLE, REJECTED, FAILED } = SENT
 // Beyond this, Node's writev, which copies nothing, costs less.
 const JOIN_BODY_MAX = COPY_MAX_BODY
 
-// null: an encoding Node's own end() must write.
 function partClass (chunk, encoding) {
   if (typeof chunk !== 'string') return 'buffer'
   if (encoding === 'latin1') return 'latin1'
   return encoding === 'utf8' || !encoding ? 'utf8' : null
 }
 
-/**
- * Fills `m.body`, `m.bodyLength` and `m.flags` with the body of the writes
- * waiting on the cork (the first holds the header `head`) and end()'s
- * chunk: one part as it is, several as one string where all are text of
- * one class, else copied into one Buffer.
- * @returns {string|null} null, or the reason Node's own end() must run:
- *   the first write lost the header (it went out on an earlier tick), an
- *   encoding but utf8 or latin1, too many bytes to join, UTF-8 text that
- *   is not ASCII
- */
+// The body of the writes waiting (the first holds `head`) and end()'s chunk into `m`: one part
+// as it is, text of one class joined, else copied into one Buffer.
 function waitingBody (buffered, head, chunk, encoding, m) {
   const first = buffered[0].chunk
   const last = chunk ? buffered.length + 1 : buffered.length
@@ -96,7 +80,6 @@ function joinParts (buffered, head, chunk) {
   return chunk ? body + chunk : body
 }
 
-// null: a UTF-8 part is not ASCII.
 function copyParts (buffered, head, chunk, encoding, length) {
   const out = allocUnsafe(length)
   let at = 0
@@ -119,15 +102,9 @@ function copyParts (buffered, head, chunk, encoding, length) {
   return out
 }
 
-/**
- * end() after write()s with Content-Length framing, all waiting on the
- * cork, once streamedReason() said yes: the cached block with
- * their body and `chunk`'s in one direct write.
- * @param {Message} m slot, contentLength and handle filled by the caller
- * @returns {string|null} null when sent (whole or in part); REPORT: Node's
- *   own end() must run inside reportingWrites(); else the reason, nothing
- *   sent or changed
- */
+// The block, the writes' body and `chunk` in one direct write, leaving what Node's writev
+// would; `m.slot`, `contentLength` and `handle` are filled. Null when sent, REPORT (Node's end()
+// must run inside reportingWrites()), or the reason, nothing sent.
 function sendWaiting (res, m, chunk, encoding, callback) {
   const socket = res.socket
   const state = socket._writableState
@@ -150,7 +127,7 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   const total = head.length + m.bodyLength
   const written = outcome === WHOLE ? total : sendDetail(result)
   if (written === 0) return REASON.SOCKET_BUSY
-  // What Node's end() adds to the writes waiting: end()'s chunk.
+  // Node's end() adds its chunk to the writes waiting.
   const chars = state.length + (chunk ? chunk.length : 0)
   takeWaiting(socket, state, buffered.length)
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
@@ -171,10 +148,8 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   return null
 }
 
-// The state as Node's end() leaves it once its writev of `count` waiting
-// writes went out. The Writable's own uncork, with nothing left to write,
-// clears the cork where the state keeps it twice (a count and a bit, Node
-// 20.19+).
+// As Node's writev of `count` writes leaves it; the Writable's uncork clears the cork where it
+// is kept twice (20.19+: count and bit).
 function takeWaiting (socket, state, count) {
   state.length = 0
   state.buffered = null
@@ -214,54 +189,42 @@ function restCallback (res, entries) {
   }
 }
 
-/**
- * Whether end(chunk) after write()s with Content-Length framing may send
- * what waits on the socket's cork in one direct write (sendWaiting()):
- * every write since the header waits in the one cork
- * write_() took, nothing else is pending, and the renderer cached the block.
- * @param {object|null} block lib/render.js blockOf() for `res`
- * @returns {string|null} null to send it, else the reason end() counts
- */
+// Whether every write since the header waits in write_()'s cork, nothing else pends, and the
+// block is cached. `block`: lib/render.js blockOf().
 function streamedReason (res, chunk, encoding, block) {
   if (httpDebug) return REASON.DEBUG
   const early = chunkReason(res, chunk || '', chunk ? encoding : undefined)
   if (early !== null) return early
   if (typeof res._header !== 'string' || res._hasBody !== true) return REASON.HEADERS_SENT
   const socket = res.socket
-  // (A fake socket, as fastify.inject()'s: the header went out there.)
+  // A fake socket (fastify.inject()): the header went out there.
   if (!socket || !(socket instanceof Socket)) return REASON.HEADERS_SENT
   const waiting = waitingReason(res, socket._writableState)
   if (waiting !== null) return waiting
-  // Before the socket's other checks: a block Node rendered then costs
-  // Node's own end() and little more.
+  // Before the socket's other checks, so this fallback costs little more than Node's end().
   if (block === null || block.slot < 0 || block.chunked) return REASON.STREAMED
   const socketFailure = socketReason(res, socket, WAIT_HELD)
   if (socketFailure !== null) return socketFailure
-  // (The caller checks res.uncork(), which 22+'s end() calls.)
+  // The caller checks res.uncork(), which 22+'s end() calls.
   if (methodsPatched(res, socket)) return REASON.PATCHED
   if (chunk && typeof chunk !== 'string' && !writtenAsIs(chunk)) return REASON.CHUNK_TYPE
   return null
 }
 
-// Whether the writes waiting on the socket's cork (`state`) are all of
-// `res` since its header, which the first holds, and nothing else pends.
 function waitingReason (res, state) {
   const buffered = state.buffered
-  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 ||
-      state.bufferedIndex !== 0) {
+  if (state.corked === 0 || !Array.isArray(buffered) || buffered.length === 0 || state.bufferedIndex !== 0) {
     return REASON.HEADERS_SENT
   }
   if (state.writing || state.objectMode || state.errored !== null || state.ending ||
       state.pendingcb !== buffered.length) {
     return REASON.SOCKET_BUSY
   }
-  // That a merged string begins with the header sendWaiting() checks as it
-  // takes the body: V8 reads a cons string's chars one by one.
+  // That a merged string starts with the header waitingBody() checks: V8 reads a cons string's
+  // chars one by one.
   const first = buffered[0].chunk
   const head = res._header
-  if (first !== head && (typeof first !== 'string' || first.length <= head.length)) {
-    return REASON.HEADERS_SENT
-  }
+  if (first !== head && (typeof first !== 'string' || first.length <= head.length)) return REASON.HEADERS_SENT
   return null
 }
 
