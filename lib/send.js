@@ -7,7 +7,7 @@
 
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('./codes.js')
+const { FLAGS, ERRORS, KEY, RESULT, DETAIL } = require('./codes.js')
 const { COPY_MAX_BODY } = require('./rules.js')
 
 // Read once: the globals `process` and `Buffer` are getters. nextTick is
@@ -38,7 +38,7 @@ const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, CHECK: KEY_CHECK, STRING: KEY_STRING, BYTES: KEY_BYTES,
   EMPTY: KEY_EMPTY
 } = KEY
-const { WHOLE, REJECTED, FAILED } = SENT
+const { REJECTED, FAILED } = RESULT
 const { ENONASCII } = ERRORS
 
 // Responses whose bytes went to the descriptor directly: whole, or in part
@@ -309,10 +309,10 @@ function send (res, message, callback) {
   if (handle !== null) {
     const checked = bodyLength > COPY_MAX_BODY ? key | KEY_CHECK : key
     const result = binding.sendCached(handle.fd, checked, contentLength, chunk || undefined)
-    const outcome = sendOutcome(result)
-    if (outcome === REJECTED) return sendDetail(result)
-    if (outcome === FAILED) failed = sendDetail(result)
-    written = outcome === WHOLE ? total : outcome === FAILED ? 0 : sendDetail(result)
+    if (result === REJECTED) return DETAIL[0]
+    if (result === FAILED) failed = DETAIL[0]
+    // undefined: all written; PART and NOT_READY leave the count in DETAIL.
+    written = result === undefined ? total : result === FAILED ? 0 : DETAIL[0]
   }
   if (written !== total) return sendRest(res, message, callback, { written, failed, total, nodeLength, key })
   // leaveEnded(), written out (docs/architecture.md, "The inlining budget").
@@ -365,14 +365,13 @@ function sendRest (res, message, callback, unsent) {
   }
   if (rest === null && message.slot < 0 && !chunk && !chunked) {
     // Node's end() writes the string alone, and so does this.
-    const code = binding.checkHead(head, message.lines)
-    if (code !== 0) return code
+    if (binding.checkHead(head, message.lines) !== undefined) return DETAIL[0]
   } else if (rest === null) {
     out = allocUnsafe(total)
-    const code = message.slot >= 0
+    const result = message.slot >= 0
       ? binding.fillCached(out, unsent.key, message.contentLength, chunk || undefined)
       : binding.fillFromHead(out, head, message.lines, chunk || undefined, message.flags)
-    if (code !== 0) return code
+    if (result !== undefined) return DETAIL[0]
   }
   const socket = res.socket
   const handle = message.handle
@@ -1002,14 +1001,13 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   const key = m.slot | m.flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
     (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   const result = binding.sendCached(m.handle.fd, key, contentLength, body)
-  const outcome = sendOutcome(result)
-  if (outcome === REJECTED) return sendDetail(result)
-  if (outcome === FAILED) {
-    m.failed = sendDetail(result)
+  if (result === REJECTED) return DETAIL[0]
+  if (result === FAILED) {
+    m.failed = DETAIL[0]
     return SEND_REPORT
   }
   const total = head.length + m.bodyLength
-  const written = outcome === WHOLE ? total : sendDetail(result)
+  const written = result === undefined ? total : DETAIL[0]
   if (written === 0) return SEND_BUSY
   // What Node's end() adds to the writes waiting: end()'s chunk.
   const chars = state.length + (chunk ? chunk.length : 0)
