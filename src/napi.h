@@ -115,7 +115,9 @@ typedef struct hb_instance_s {
   /* The result record: the memory of the Int32Array binding.detail, made
    * once at load (src/binding.c) and kept alive by `detail_ref`, so a
    * result's detail crosses to JS as one store, with no value to create.
-   * Each instance (each worker thread) has its own. */
+   * Each instance (each worker thread) has its own. JS must never transfer
+   * the array's buffer (postMessage, structuredClone): C keeps writing to
+   * this memory. */
   int32_t *detail;
   napi_ref detail_ref;
   hb_slot_t slots[HB_SLOT_COUNT];
