@@ -309,10 +309,17 @@ function send (res, message, callback) {
   if (handle !== null) {
     const checked = bodyLength > COPY_MAX_BODY ? key | KEY_CHECK : key
     const result = binding.sendCached(handle.fd, checked, contentLength, chunk || undefined)
-    if (result === REJECTED) return DETAIL[0]
-    if (result === FAILED) failed = DETAIL[0]
-    // undefined: all written; PART and NOT_READY leave the count in DETAIL.
-    written = result === undefined ? total : result === FAILED ? 0 : DETAIL[0]
+    // undefined first: its test is a comparison of references, where a
+    // result compared with a number first costs a call to StrictEqual.
+    if (result === undefined) {
+      written = total
+    } else if (result === REJECTED) {
+      return DETAIL[0]
+    } else {
+      // PART and NOT_READY leave the count in DETAIL, FAILED the errno.
+      failed = result === FAILED ? DETAIL[0] : 0
+      written = result === FAILED ? 0 : DETAIL[0]
+    }
   }
   if (written !== total) return sendRest(res, message, callback, { written, failed, total, nodeLength, key })
   // leaveEnded(), written out (docs/architecture.md, "The inlining budget").
@@ -1001,13 +1008,17 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   const key = m.slot | m.flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
     (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   const result = binding.sendCached(m.handle.fd, key, contentLength, body)
-  if (result === REJECTED) return DETAIL[0]
-  if (result === FAILED) {
-    m.failed = DETAIL[0]
-    return SEND_REPORT
-  }
   const total = head.length + m.bodyLength
-  const written = result === undefined ? total : DETAIL[0]
+  // undefined first, as in send().
+  let written = total
+  if (result !== undefined) {
+    if (result === REJECTED) return DETAIL[0]
+    if (result === FAILED) {
+      m.failed = DETAIL[0]
+      return SEND_REPORT
+    }
+    written = DETAIL[0]
+  }
   if (written === 0) return SEND_BUSY
   // What Node's end() adds to the writes waiting: end()'s chunk.
   const chars = state.length + (chunk ? chunk.length : 0)
