@@ -76,7 +76,7 @@ const variants = {
   // The shim's hot path: a Buffer from Node's pool, filled by the addon.
   fill: s => {
     const out = Buffer.allocUnsafe(s.head.length + s.body.length)
-    if (binding.fillFromHead(out, s.head, s.n, s.body, binding.flags.HEAD_ONE_BYTE) !== 0) {
+    if (binding.fillFromHead(out, s.head, s.n, s.body, binding.flags.HEAD_ONE_BYTE) !== undefined) {
       throw new Error('fillFromHead refused a valid head')
     }
     return out

@@ -11,6 +11,7 @@ const { isUint8Array } = require('node:util/types')
 
 const binding = require('./binding.js')
 const errors = require('./errors.js')
+const { RESULT: { REJECTED }, DETAIL } = require('./codes.js')
 const { TOKEN, INVALID_HEADER_CHAR } = require('./header-rules.js')
 const { statusLine, fieldLine, LINE_END } = require('./head.js')
 
@@ -265,9 +266,10 @@ function getSpare () {
 // the spare block memory where it fits. Null where the addon refuses.
 function renderUtf8Native (code, reason, flat) {
   const r = fill(joinFields(flat), flat.length >>> 1, code, reason, undefined, HEAD_UTF8, getSpare(), 0)
-  if (typeof r !== 'number') return r
-  if (r < 0) return -r
-  return admit() ? remember(code, reason, true, flat, r) : Buffer.from(spare, 0, r)
+  if (r === REJECTED) return DETAIL[0]
+  if (r !== undefined) return r
+  const len = DETAIL[0]
+  return admit() ? remember(code, reason, true, flat, len) : Buffer.from(spare, 0, len)
 }
 
 // A miss with a latin1 head: the addon checks and writes the whole message
@@ -291,8 +293,8 @@ function buildNative (code, reason, flat, body, flags) {
   // The addon writes only when the message fits at `off`; otherwise it
   // returns a Buffer of its own.
   const r = fill(fields, numHeaders, code, phrase, body, flags, slab === null ? null : slab.ab, off)
-  if (typeof r === 'number' && r < 0) return -r
-  const out = typeof r === 'number' ? take(slab, off, r) : r
+  if (r === REJECTED) return DETAIL[0]
+  const out = r === undefined ? take(slab, off, DETAIL[0]) : r
   if (head <= BLOCK_MAX && head <= out.length && endsHead(out, head) && admit()) {
     const block = Buffer.from(out.buffer, out.byteOffset, head)
     typedArraySet.call(Buffer.from(getSpare()), block)

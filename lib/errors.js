@@ -88,8 +88,7 @@ function invalidHeaderValue (value, name, stackStart) {
  * @returns {Error}
  */
 function rejected (code, stackStart) {
-  const errors = require('./binding.js')?.errors ?? {}
-  const name = Object.keys(errors).find((key) => errors[key] === code) ?? 'unknown'
+  const name = require('./codes.js').ERROR_NAMES[code] ?? 'unknown'
   const err = codedError(Error, 'ERR_HM_REJECTED',
     `The native serializer rejected a response the JS validation accepted (${name}, code ${code})`,
     stackStart)

@@ -294,7 +294,7 @@ function store (res, miss) {
   if (lastFresh === e) lastFresh = null
   if (lastStored === e) lastStored = null
   const suffix = tail.head + LINE_END
-  if (binding.cacheSet(e.slot, tail.prefix, suffix, tail.lines) !== 0) return null
+  if (binding.cacheSet(e.slot, tail.prefix, suffix, tail.lines) !== undefined) return null
   e.code = code
   e.message = message
   e.n = n

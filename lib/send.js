@@ -5,7 +5,7 @@
 
 const binding = require('./binding.js')
 const internals = require('./internals.js')
-const { FLAGS, ERRORS, KEY, SENT, sendOutcome, sendDetail } = require('./codes.js')
+const { FLAGS, ERRORS, KEY, RESULT, DETAIL } = require('./codes.js')
 const { COPY_MAX_BODY, REASON } = require('./rules.js')
 
 // The globals are getters; nextTick is still looked up per call, as in Node's own modules.
@@ -23,7 +23,7 @@ const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, CHECK: KEY_CHECK, STRING: KEY_STRING, BYTES: KEY_BYTES,
   EMPTY: KEY_EMPTY
 } = KEY
-const { WHOLE, REJECTED, FAILED } = SENT
+const { REJECTED, FAILED } = RESULT
 const { ENONASCII } = ERRORS
 
 function rejected (code) {
@@ -241,10 +241,17 @@ function send (res, message, callback) {
   if (handle !== null) {
     const checked = bodyLength > COPY_MAX_BODY ? key | KEY_CHECK : key
     const result = binding.sendCached(handle.fd, checked, contentLength, chunk || undefined)
-    const outcome = sendOutcome(result)
-    if (outcome === REJECTED) return rejected(sendDetail(result))
-    if (outcome === FAILED) failed = sendDetail(result)
-    written = outcome === WHOLE ? total : outcome === FAILED ? 0 : sendDetail(result)
+    // undefined first: its test is a comparison of references, where a
+    // result compared with a number first costs a call to StrictEqual.
+    if (result === undefined) {
+      written = total
+    } else if (result === REJECTED) {
+      return rejected(DETAIL[0])
+    } else {
+      // PART and NOT_READY leave the count in DETAIL, FAILED the errno.
+      failed = result === FAILED ? DETAIL[0] : 0
+      written = result === FAILED ? 0 : DETAIL[0]
+    }
   }
   if (written !== total) return sendRest(res, message, callback, { written, failed, total, nodeLength, key })
   // leaveEnded(), written out (docs/architecture.md, "The inlining budget").
@@ -288,14 +295,14 @@ function sendRest (res, message, callback, unsent) {
     }
   }
   if (rest === null && message.slot < 0 && !chunk && !chunked) {
-    const code = binding.checkHead(head, message.lines)
-    if (code !== 0) return rejected(code)
+    // Node's end() writes the string alone, and so does this.
+    if (binding.checkHead(head, message.lines) !== undefined) return rejected(DETAIL[0])
   } else if (rest === null) {
     out = allocUnsafe(total)
-    const code = message.slot >= 0
+    const result = message.slot >= 0
       ? binding.fillCached(out, unsent.key, message.contentLength, chunk || undefined)
       : binding.fillFromHead(out, head, message.lines, chunk || undefined, message.flags)
-    if (code !== 0) return rejected(code)
+    if (result !== undefined) return rejected(DETAIL[0])
   }
   const socket = res.socket
   const handle = message.handle

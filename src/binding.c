@@ -3,35 +3,38 @@
  * (src/http_message.h), measures, and writes each response once.
  *
  * Exports. Every function's arguments and results are stated in full where
- * it is declared (napi_entry.h, napi_cache.h); in short:
+ * it is declared (napi_entry.h, napi_cache.h); in short, each returns
+ * undefined when it finished, else a binding.result value with its detail
+ * in binding.detail[0] (napi.h):
  *   fill(fields, numHeaders, statusCode, reason, body, flags, dst, offset)
- *                                                      -> length | Buffer | -(code)
- *   fillFromHead(dst, head, numHeaders, body, flags)  -> code
- *   checkHead(head, numHeaders)                       -> code
- *   cacheSet(slot, prefix, suffix, numHeaders)        -> code
- *   fillCached(dst, key, length, body)                -> code
- *   sendCached(fd, key, length, body)                 -> undefined | bytes written
- *                                                        | a binding.send result
- *   code: 0, or a rejection named in binding.errors.
+ *                                     -> undefined (length in the record)
+ *                                        | Buffer | REJECTED
+ *   fillFromHead(dst, head, numHeaders, body, flags)  -> undefined | REJECTED
+ *   checkHead(head, numHeaders)                       -> undefined | REJECTED
+ *   cacheSet(slot, prefix, suffix, numHeaders)        -> undefined | REJECTED
+ *   fillCached(dst, key, length, body)                -> undefined | REJECTED
+ *   sendCached(fd, key, length, body)                 -> undefined | PART
+ *                                         | NOT_READY | REJECTED | FAILED
  *
- * Constants (all numbers are uint32 unless stated; objects are frozen):
+ * Constants (all numbers are int32; objects and arrays are frozen):
  *   flags   { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4, ASCII_ONLY: 8,
  *             HEAD_ONE_BYTE: 16 }                  the `flags` bits (napi.h)
  *   errors  { EINVAL_STATUS: 1, EINVAL_REASON: 2, EINVAL_NAME: 3,
  *             EINVAL_VALUE: 4, EINVAL_HEAD: 5, EINVAL_ARG: 6, EOVERFLOW: 7,
- *             E2BIG: 8, ENONASCII: 64 }            every rejection code: the
- *             core's (HM_ERRNO_MAP) and the binding's HB_ENONASCII
- *   send    { NOT_READY: -1, REJECT_BASE: 100, FAILED_BASE: 1000 }
- *                                                  sendCached()'s results
- *             below 0: NOT_READY, -(REJECT_BASE + code), -(FAILED_BASE + errno)
- *             (napi_cache.h)
+ *             E2BIG: 8, ENONASCII: 9 }             every rejection code
+ *             (HM_ERRNO_MAP), named by hm_err_name() without its "HM_"
+ *   errorNames [ 'OK', 'EINVAL_STATUS', ... ]     the same names by code
+ *   result  { PART: 1, NOT_READY: 2, REJECTED: 3, FAILED: 4 }
+ *                                                  (HB_RESULT_MAP, napi.h)
+ *   detail    Int32Array(1): the result record, written by every result
+ *             but undefined (and by fill()'s undefined); this instance's
+ *             own, made once here
  *   key     { SHIFT: 4, REPEAT: 512, CHECK: 1024, STRING: 2048, BYTES: 4096,
  *             EMPTY: 8192, SLOT_COUNT: 8 }         the `key` argument of
  *             fillCached()/sendCached() (napi_cache.h); SLOT_COUNT slots
  *   canSend   boolean: false where sendCached() can never write (no POSIX
  *             sockets, src/send.h)
- *   lib/codes.js is the one place in JS that reads flags, errors, send and
- *   key.
+ *   lib/codes.js is the one place in JS that reads them.
  *
  * Misuse (wrong argument count or type) throws a TypeError. A response the
  * core rejects is a result, so the caller can fall back to Node's own path
@@ -46,9 +49,11 @@
 
 static void instance_free(napi_env env, void *data, void *hint)
 {
-  (void)env;
   (void)hint;
   hb_instance_t *inst = data;
+  if (inst->detail_ref != NULL) {
+    (void)napi_delete_reference(env, inst->detail_ref);
+  }
   hb_arena_free(&inst->arena);
   free(inst->fields);
   hb_slots_free(inst);
@@ -86,17 +91,10 @@ static const constant_t flag_list[] = {
     {"HEAD_ONE_BYTE", HB_FLAG_HEAD_ONE_BYTE},
 };
 
-static const constant_t error_list[] = {
-#define ERR_GEN(name, _) {#name, HM_##name},
-    HM_ERRNO_MAP(ERR_GEN)
-#undef ERR_GEN
-        {"ENONASCII", HB_ENONASCII},
-};
-
-static const constant_t send_list[] = {
-    {"NOT_READY", HB_SEND_NOT_READY},
-    {"REJECT_BASE", HB_SEND_REJECT_BASE},
-    {"FAILED_BASE", HB_SEND_FAILED_BASE},
+static const constant_t result_list[] = {
+#define RESULT_GEN(name, _) {#name, HB_##name},
+    HB_RESULT_MAP(RESULT_GEN)
+#undef RESULT_GEN
 };
 
 static const constant_t key_list[] = {
@@ -104,6 +102,65 @@ static const constant_t key_list[] = {
     {"STRING", HB_KEY_STRING},     {"BYTES", HB_KEY_BYTES},   {"EMPTY", HB_KEY_EMPTY},
     {"SLOT_COUNT", HB_SLOT_COUNT},
 };
+
+/* The name of rejection code `code`: hm_err_name()'s, without its "HM_". */
+static const char *error_name(int code)
+{
+  return hm_err_name((hm_err_t)code) + sizeof "HM_" - 1;
+}
+
+/* binding.errors (name -> code, codes 1 and up) and binding.errorNames
+ * (code -> name, 0 "OK" included), both from hm_err_name(), the one table
+ * of names. Returns false with an exception pending when Node-API fails. */
+static bool make_errors(napi_env env, napi_value *errors, napi_value *names)
+{
+  if (napi_create_object(env, errors) != napi_ok ||
+      napi_create_array_with_length(env, HM_ERR_COUNT, names) != napi_ok) {
+    hb_throw_last_error(env);
+    return false;
+  }
+  for (int code = 0; code < HM_ERR_COUNT; code++) {
+    napi_value val;
+    napi_value name;
+    if (napi_create_int32(env, code, &val) != napi_ok ||
+        napi_create_string_utf8(env, error_name(code), NAPI_AUTO_LENGTH, &name) != napi_ok ||
+        napi_set_element(env, *names, (uint32_t)code, name) != napi_ok ||
+        (code != 0 && napi_set_property(env, *errors, name, val) != napi_ok)) {
+      hb_throw_last_error(env);
+      return false;
+    }
+  }
+  if (napi_object_freeze(env, *errors) != napi_ok || napi_object_freeze(env, *names) != napi_ok) {
+    hb_throw_last_error(env);
+    return false;
+  }
+  return true;
+}
+
+/* Makes the instance's result record: an Int32Array of one element whose
+ * memory C keeps in `inst->detail`, and a reference that keeps it alive as
+ * long as the instance, whatever JS does with the array. Returns the array,
+ * or NULL with an exception pending. */
+static napi_value make_record(napi_env env, hb_instance_t *inst)
+{
+  void *data = NULL;
+  napi_value buffer;
+  napi_value array;
+  HB_CALL(env, napi_create_arraybuffer(env, sizeof(int32_t), &data, &buffer));
+  HB_CALL(env, napi_create_typedarray(env, napi_int32_array, 1, buffer, 0, &array));
+  HB_CALL(env, napi_create_reference(env, buffer, 1, &inst->detail_ref));
+  inst->detail = data;
+  *inst->detail = 0;
+  return array;
+}
+
+napi_value hb_result(napi_env env, const hb_instance_t *inst, hb_result_t result, int32_t detail)
+{
+  *inst->detail = detail;
+  napi_value out;
+  HB_CALL(env, napi_create_int32(env, (int32_t)result, &out));
+  return out;
+}
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
 {
@@ -118,11 +175,16 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
     return NULL;
   }
 
+  napi_value errors;
+  napi_value error_names;
+  if (!make_errors(env, &errors, &error_names)) {
+    return NULL;
+  }
   napi_value flags = make_constants(env, flag_list, COUNT(flag_list));
-  napi_value errors = flags == NULL ? NULL : make_constants(env, error_list, COUNT(error_list));
-  napi_value send = errors == NULL ? NULL : make_constants(env, send_list, COUNT(send_list));
-  napi_value key = send == NULL ? NULL : make_constants(env, key_list, COUNT(key_list));
-  if (key == NULL) {
+  napi_value result = flags == NULL ? NULL : make_constants(env, result_list, COUNT(result_list));
+  napi_value key = result == NULL ? NULL : make_constants(env, key_list, COUNT(key_list));
+  napi_value detail = key == NULL ? NULL : make_record(env, inst);
+  if (detail == NULL) {
     return NULL;
   }
   napi_value can_send;
@@ -139,7 +201,9 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
       {"canSend", NULL, NULL, NULL, NULL, can_send, e, NULL},
       {"flags", NULL, NULL, NULL, NULL, flags, e, NULL},
       {"errors", NULL, NULL, NULL, NULL, errors, e, NULL},
-      {"send", NULL, NULL, NULL, NULL, send, e, NULL},
+      {"errorNames", NULL, NULL, NULL, NULL, error_names, e, NULL},
+      {"result", NULL, NULL, NULL, NULL, result, e, NULL},
+      {"detail", NULL, NULL, NULL, NULL, detail, e, NULL},
       {"key", NULL, NULL, NULL, NULL, key, e, NULL},
   };
   HB_CALL(env, napi_define_properties(env, exports, COUNT(props), props));

@@ -16,7 +16,10 @@
 extern "C" {
 #endif
 
-/* Every error the core can report, with a one-line description. */
+/* Every rejection code, with a one-line description: the core's, then
+ * ENONASCII, which only callers that promise ASCII report (the addon, for
+ * its ASCII_ONLY flag). One list, so one name function (hm_err_name())
+ * names every code the addon hands to JS. */
 #define HM_ERRNO_MAP(XX)                                                   \
   XX(EINVAL_STATUS, "status code is not in 100..999")                      \
   XX(EINVAL_REASON, "reason phrase contains a byte Node rejects")          \
@@ -25,7 +28,8 @@ extern "C" {
   XX(EINVAL_HEAD, "header block is not in the form the serializer writes") \
   XX(EINVAL_ARG, "argument is out of range or a required pointer is NULL") \
   XX(EOVERFLOW, "response size does not fit in size_t")                    \
-  XX(E2BIG, "destination buffer is too small")
+  XX(E2BIG, "destination buffer is too small")                             \
+  XX(ENONASCII, "a byte >= 0x80 where the caller promised ASCII")
 
 typedef enum {
   HM_OK = 0,
@@ -33,6 +37,11 @@ typedef enum {
   HM_ERRNO_MAP(HM_ERRNO_GEN)
 #undef HM_ERRNO_GEN
 } hm_err_t;
+
+/* How many codes there are, HM_OK included: they are 0..HM_ERR_COUNT-1
+ * (ENONASCII ends the map; test/c/test_http_message.c checks that
+ * hm_err_name() knows no code from HM_ERR_COUNT on). */
+#define HM_ERR_COUNT (HM_ENONASCII + 1)
 
 /* A view of `len` bytes at `base`, owned by the caller. Not NUL-terminated.
  * `base` may be NULL only when `len` is 0. */
@@ -175,7 +184,9 @@ hm_err_t hm_write_parts(const hm_parts_t *parts, char *dst, size_t dst_len, size
  * to that word). The string is static and NUL-terminated. */
 const char *hm_default_reason(unsigned status);
 
-/* The error's symbolic name ("HM_EINVAL_NAME"), or "HM_UNKNOWN". Static. */
+/* The error's symbolic name ("HM_EINVAL_NAME"), or "HM_UNKNOWN". Static.
+ * The one table of names: the addon exports binding.errors and
+ * binding.errorNames from it (src/binding.c). */
 const char *hm_err_name(hm_err_t err);
 
 /* The error's one-line description. Static. */

@@ -9,7 +9,8 @@
  * Conventions of every binding function:
  * - Node-API statuses are all checked. A function returning napi_value
  *   returns NULL with an exception pending when a call fails (HB_CALL); one
- *   returning bool returns false then.
+ *   returning bool returns false then. An entry point that finished also
+ *   returns NULL, with no exception: JS gets undefined (hb_result_t).
  * - Misuse (wrong argument count or type) throws a TypeError with code
  *   ERR_INVALID_ARG_TYPE naming the function and the argument.
  * - A response the core rejects is a result, never a throw: the shim falls
@@ -49,17 +50,12 @@
 #define HB_FLAG_CHUNKED     1u /* frame the body as one chunk and the last chunk */
 #define HB_FLAG_BODY_LATIN1 2u /* a string body is written as latin1, else UTF-8 */
 #define HB_FLAG_HEAD_UTF8   4u /* chars 0x80..0xFF of the head become UTF-8, else latin1 */
-#define HB_FLAG_ASCII_ONLY  8u /* any char >= 0x80 in the head or a string body: HB_ENONASCII */
+#define HB_FLAG_ASCII_ONLY  8u /* any char >= 0x80 in the head or a string body: HM_ENONASCII */
 /* fillFromHead only: the caller guarantees the head holds no char above
  * 0xFF (it rendered the block from validated strings), so the head is read
  * with the cheaper latin1 copy. The core still checks every byte. */
 #define HB_FLAG_HEAD_ONE_BYTE 16u
 #define HB_FLAG_ALL           31u
-
-/* The rejection code for a char >= 0x80 under HB_FLAG_ASCII_ONLY (and for a
- * cached block that is not ASCII), exported as binding.errors.ENONASCII.
- * Kept clear of the core's codes (hm_err_t), which count from 1. */
-#define HB_ENONASCII 64
 
 /* How many rendered header blocks the shim keeps in C, exported as
  * binding.key.SLOT_COUNT (lib/render.js sizes its cache from it). */
@@ -89,10 +85,41 @@ typedef struct hb_slot_s {
   bool filled_ok;
 } hb_slot_t;
 
+/* What an entry point returns when it did not simply finish, exported as
+ * binding.result. Finished (for sendCached(): the whole message written)
+ * is undefined, which costs nothing to return; every other result is one
+ * of these, with its detail in the instance's record (hb_instance_t
+ * `detail`, binding.detail[0] in JS):
+ *   PART       sendCached() wrote part of the message; detail: the bytes
+ *              written, fewer than the message. The rest is the caller's.
+ *   NOT_READY  sendCached() wrote nothing (the socket would block, has an
+ *              error pending or was hung up); detail: 0.
+ *   REJECTED   nothing written; detail: the rejection code (hm_err_t).
+ *   FAILED     sendCached()'s write failed, nothing written; detail: the
+ *              errno, which the caller must report as its own write would.
+ * fill() also leaves its message's length in the record when it returns
+ * undefined. Each entry point's possible results are listed where it is
+ * declared (napi_entry.h, napi_cache.h). */
+#define HB_RESULT_MAP(XX) XX(PART, 1) XX(NOT_READY, 2) XX(REJECTED, 3) XX(FAILED, 4)
+
+typedef enum {
+#define HB_RESULT_GEN(name, value) HB_##name = (value),
+  HB_RESULT_MAP(HB_RESULT_GEN)
+#undef HB_RESULT_GEN
+} hb_result_t;
+
 /* Per-instance state (napi_set_instance_data), so the addon holds no mutable
  * statics and loads in several contexts (worker threads). Every entry point
  * receives it as its callback data. */
 typedef struct hb_instance_s {
+  /* The result record: the memory of the Int32Array binding.detail, made
+   * once at load (src/binding.c) and kept alive by `detail_ref`, so a
+   * result's detail crosses to JS as one store, with no value to create.
+   * Each instance (each worker thread) has its own. JS must never transfer
+   * the array's buffer (postMessage, structuredClone): C keeps writing to
+   * this memory. */
+  int32_t *detail;
+  napi_ref detail_ref;
   hb_slot_t slots[HB_SLOT_COUNT];
   /* The bytes of every string argument of one call (napi_args.h). */
   hb_arena_t arena;
@@ -134,8 +161,33 @@ static inline bool hb_get_args(napi_env env, napi_callback_info info, napi_value
   return true;
 }
 
-/* `code` as a JS number (a uint32). Returns NULL with an exception pending
- * when Node-API fails. */
-napi_value hb_make_code(napi_env env, int code);
+/* Returns `result` as a JS number with `detail` stored in the record.
+ * Returns NULL with an exception pending when Node-API fails. */
+napi_value hb_result(napi_env env, const hb_instance_t *inst, hb_result_t result, int32_t detail);
+
+/* An entry point's result for the rejection code `code`: undefined (NULL)
+ * for 0 (finished), else HB_REJECTED with `code` in the record. */
+static inline napi_value hb_code_result(napi_env env, const hb_instance_t *inst, int code)
+{
+  return code == 0 ? NULL : hb_result(env, inst, HB_REJECTED, code);
+}
+
+/* sendCached()'s result for hm_send()'s return value `sent` (with `err`)
+ * and a message of `total` bytes: undefined (NULL) when all went out, else
+ * HB_PART, HB_NOT_READY or HB_FAILED (send.h bounds `sent` to an int32). */
+static inline napi_value hb_send_result(napi_env env, const hb_instance_t *inst, long sent, int err,
+                                        size_t total)
+{
+  if (sent >= 0 && (size_t)sent == total) {
+    return NULL;
+  }
+  if (sent >= 0) {
+    return hb_result(env, inst, HB_PART, (int32_t)sent);
+  }
+  if (sent == HM_SEND_FAILED && err > 0) {
+    return hb_result(env, inst, HB_FAILED, err);
+  }
+  return hb_result(env, inst, HB_NOT_READY, 0);
+}
 
 #endif /* HB_NAPI_H */

@@ -171,7 +171,7 @@ bool hb_is_ascii(const unsigned char *p, size_t len)
  * Node's checkInvalidHeaderChar rejects it, and truncating it to its low
  * byte would turn U+0D0A into a bare LF. Chars 0x80..0xFF stay two UTF-8
  * bytes with HB_FLAG_HEAD_UTF8, else become one latin1 byte.
- * Returns 0, `bad` for a char above 0xFF, or HB_ENONASCII. */
+ * Returns 0, `bad` for a char above 0xFF, or HM_ENONASCII. */
 static int convert_head_string(char *arena, size_t *used, hb_span_t *span, unsigned flags, int bad,
                                size_t *bad_at)
 {
@@ -205,7 +205,7 @@ static int convert_head_string(char *arena, size_t *used, hb_span_t *span, unsig
     }
   }
   if (flags & HB_FLAG_ASCII_ONLY) {
-    return HB_ENONASCII;
+    return HM_ENONASCII;
   }
   if (flags & HB_FLAG_HEAD_UTF8) {
     return 0;
@@ -359,7 +359,7 @@ bool hb_read_body(napi_env env, hb_instance_t *inst, napi_value v, const char *f
     if (st != napi_string_expected) {
       CALL_BOOL(env, st);
       if (!ascii && *reject == 0) {
-        *reject = HB_ENONASCII;
+        *reject = HM_ENONASCII;
       }
       body->kind = HB_BODY_ARENA;
       return true;
@@ -396,13 +396,6 @@ bool hb_read_flags(napi_env env, napi_value v, const char *fn, unsigned *flags)
   }
   *flags = f;
   return true;
-}
-
-napi_value hb_make_code(napi_env env, int code)
-{
-  napi_value result;
-  HB_CALL(env, napi_create_uint32(env, (uint32_t)code, &result));
-  return result;
 }
 
 /* Reads the `numHeaders` argument. Returns false with a TypeError pending. */

@@ -13,7 +13,7 @@
  *   is thrown by them.
  * - bool readers return false with an exception pending (misuse: a
  *   TypeError naming `fn` and the argument).
- * - A rejection (the core's or HB_ENONASCII) goes to `*reject`, which a
+ * - A rejection (the core's or HM_ENONASCII) goes to `*reject`, which a
  *   reader sets only while it is 0: the first problem in wire order wins,
  *   and later arguments are still read and type-checked.
  */
@@ -60,7 +60,7 @@ napi_status hb_read_latin1(napi_env env, hb_instance_t *inst, napi_value v, size
  * chars 0x80..0xFF stay two UTF-8 bytes under HB_FLAG_HEAD_UTF8, else
  * become one latin1 byte. `*reject` (when 0) receives `bad` for a char above
  * 0xFF (Node's checkInvalidHeaderChar refuses it, and its low byte could be
- * a bare LF), HB_ENONASCII for a char >= 0x80 under HB_FLAG_ASCII_ONLY, or
+ * a bare LF), HM_ENONASCII for a char >= 0x80 under HB_FLAG_ASCII_ONLY, or
  * with `bad` < 0 (`v` is a whole head) the hm_err_t of the part holding the
  * char: HM_EINVAL_REASON, HM_EINVAL_NAME or HM_EINVAL_VALUE. */
 napi_status hb_read_head_string(napi_env env, hb_instance_t *inst, napi_value v, size_t *used,
@@ -69,7 +69,7 @@ napi_status hb_read_head_string(napi_env env, hb_instance_t *inst, napi_value v,
 /* Reads the body argument `v` of function `fn` into `*body`: undefined or
  * null (none), a string (copied to the arena as HB_FLAG_BODY_LATIN1 says;
  * under HB_FLAG_ASCII_ONLY a string with a char >= 0x80 sets `*reject` to
- * HB_ENONASCII), or a Uint8Array / Uint8ClampedArray (read in place).
+ * HM_ENONASCII), or a Uint8Array / Uint8ClampedArray (read in place).
  * Returns true, or false with a TypeError pending for any other value. */
 bool hb_read_body(napi_env env, hb_instance_t *inst, napi_value v, const char *fn, unsigned flags,
                   hb_body_hint_t hint, size_t *used, hb_body_t *body, int *reject);

@@ -40,7 +40,7 @@ static void slot_clear(hb_slot_t *slot)
 /* Joins `prefix` (`p`), the placeholder digit '0' (none when `chunked`) and
  * `suffix` (`s`) into a new block of `*len` bytes, and checks it as a head
  * of `num_headers` lines. Returns 0 with the block in `*block` (the
- * caller's to free); HB_ENONASCII (the UTF-8 and latin1 bytes of the block
+ * caller's to free); HM_ENONASCII (the UTF-8 and latin1 bytes of the block
  * would differ), HM_EOVERFLOW or hm_check_head()'s code, with `*block`
  * NULL; or -1 when memory runs out. */
 static int join_block(const char *p, size_t p_len, const char *s, size_t s_len, bool chunked,
@@ -49,7 +49,7 @@ static int join_block(const char *p, size_t p_len, const char *s, size_t s_len, 
   *block = NULL;
   if (!hb_is_ascii((const unsigned char *)p, p_len) ||
       !hb_is_ascii((const unsigned char *)s, s_len)) {
-    return HB_ENONASCII;
+    return HM_ENONASCII;
   }
   if (s_len >= SIZE_MAX - p_len - 1) {
     return HM_EOVERFLOW;
@@ -118,7 +118,7 @@ napi_value hb_js_cache_set(napi_env env, napi_callback_info info)
     return NULL;
   }
   if (reject != 0) {
-    return hb_make_code(env, reject);
+    return hb_code_result(env, inst, reject);
   }
   slot->block = block;
   slot->len = len;
@@ -128,7 +128,7 @@ napi_value hb_js_cache_set(napi_env env, napi_callback_info info)
   if (!chunked && len - 1 <= SIZE_MAX - HM_LENGTH_DIGITS_MAX) {
     slot->filled = malloc(len - 1 + HM_LENGTH_DIGITS_MAX);
   }
-  return hb_make_code(env, 0);
+  return hb_code_result(env, inst, 0);
 }
 
 /* read_length() without keeping the digits. */
@@ -327,7 +327,7 @@ static bool read_holed(napi_env env, hb_instance_t *inst, napi_value *argv, cons
 /* fillCached(dst, key, length, body): writes the block cached in the key's
  * slot with `length` (or, with HB_KEY_REPEAT, the slot's last digits) as its
  * Content-Length value, then the body, into `dst`, a Buffer the caller
- * sized exactly. Returns 0 or the rejection code (an empty slot is
+ * sized exactly. Returns undefined or REJECTED (an empty slot is
  * HM_EINVAL_ARG); `dst` is untouched on rejection. */
 napi_value hb_js_fill_cached(napi_env env, napi_callback_info info)
 {
@@ -356,18 +356,13 @@ napi_value hb_js_fill_cached(napi_env env, napi_callback_info info)
     reject = (int)hm_write_parts(&h.parts, dst, dst_len, &written);
   }
   hb_arena_trim(&inst->arena);
-  return hb_make_code(env, reject);
+  return hb_code_result(env, inst, reject);
 }
 
 /* sendCached(fd, key, length, body): writes the response fillCached()
  * would build straight to the socket descriptor `fd`, in one send() or
  * sendmsg() (src/send.c), after a check for a pending socket error when the
- * key has HB_KEY_CHECK. Returns undefined when the whole message was written,
- * else the bytes written (the rest is the caller's to write),
- * HB_SEND_NOT_READY (-1) when nothing was written,
- * -(HB_SEND_FAILED_BASE + errno) when the write failed (nothing written; the
- * caller reports the error), or -(HB_SEND_REJECT_BASE + code) when the core
- * rejects the response (nothing written either). */
+ * key has HB_KEY_CHECK. Its results are listed in napi_cache.h. */
 napi_value hb_js_send_cached(napi_env env, napi_callback_info info)
 {
   napi_value argv[6];
@@ -386,32 +381,15 @@ napi_value hb_js_send_cached(napi_env env, napi_callback_info info)
     hb_arena_trim(&inst->arena);
     return NULL;
   }
-  long result;
   if (reject != 0) {
-    result = -(long)(HB_SEND_REJECT_BASE + reject);
-  } else {
-    int err = 0;
-    result =
-        hm_send(fd, h.parts.part, h.count, (h.key & HB_KEY_CHECK) != 0, inst->send_scratch, &err);
-    if (result == HM_SEND_FAILED)
-      result = err > 0 && err < INT32_MAX - HB_SEND_FAILED_BASE ? -(long)(HB_SEND_FAILED_BASE + err)
-                                                                : HB_SEND_NOT_READY;
+    hb_arena_trim(&inst->arena);
+    return hb_code_result(env, inst, reject);
   }
+  int err = 0;
+  const long sent =
+      hm_send(fd, h.parts.part, h.count, (h.key & HB_KEY_CHECK) != 0, inst->send_scratch, &err);
   hb_arena_trim(&inst->arena);
-  /* The whole message written, the common case, returns undefined: no
-   * value to create. */
-  if (reject == 0 && result >= 0 && (size_t)result == h.parts.total) {
-    return NULL;
-  }
-  /* An int32 result (every one a socket below its high-water mark gives)
-   * becomes a small integer, which costs V8 no allocation. */
-  napi_value out;
-  if (result >= INT32_MIN && result <= INT32_MAX) {
-    HB_CALL(env, napi_create_int32(env, (int32_t)result, &out));
-  } else {
-    HB_CALL(env, napi_create_double(env, (double)result, &out));
-  }
-  return out;
+  return hb_send_result(env, inst, sent, err, h.parts.total);
 }
 
 void hb_slots_free(hb_instance_t *inst)

@@ -7,42 +7,43 @@
  *
  * Entry points (JS signature -> every possible result):
  *
- *   cacheSet(slot, prefix, suffix, numHeaders) -> code
+ *   cacheSet(slot, prefix, suffix, numHeaders) -> undefined | REJECTED
  *     Stores the block `prefix + "0" + suffix`, the '0' marking where the
  *     Content-Length digits go, or with `prefix` null the block `suffix`
  *     alone, with no hole, after which the body is framed as chunked (the
  *     block must end in the Transfer-Encoding: chunked line Node renders).
- *     0: stored. HB_ENONASCII: the block is not ASCII (its UTF-8 and
- *     latin1 bytes would differ). HM_EOVERFLOW, or hm_check_head()'s code
- *     (HM_EINVAL_REASON, HM_EINVAL_NAME, HM_EINVAL_VALUE, HM_EINVAL_HEAD):
- *     rejected. The slot is emptied first, so it stays empty on rejection.
+ *     undefined: stored. REJECTED, with the code in the record (napi.h):
+ *     HM_ENONASCII (the block is not ASCII: its UTF-8 and latin1 bytes
+ *     would differ), HM_EOVERFLOW, or hm_check_head()'s code
+ *     (HM_EINVAL_REASON, HM_EINVAL_NAME, HM_EINVAL_VALUE, HM_EINVAL_HEAD).
+ *     The slot is emptied first, so it stays empty on rejection.
  *
- *   fillCached(dst, key, length, body) -> code
+ *   fillCached(dst, key, length, body) -> undefined | REJECTED
  *     Writes the slot's block with `length` as its Content-Length value
  *     (none for a chunked block), then the body, into the Buffer `dst` the
- *     caller sized exactly. 0: written. HM_EINVAL_ARG: the slot is empty or
- *     the key's CHUNKED flag is not the block's framing. HB_ENONASCII: a
- *     string body with a char >= 0x80 under ASCII_ONLY. HM_EINVAL_VALUE: the
- *     length is not 1..HM_LENGTH_DIGITS_MAX digits (or repeats digits the
- *     slot never had). HM_EOVERFLOW, HM_E2BIG (`dst` is not the message's
- *     size). `dst` is untouched unless the result is 0.
+ *     caller sized exactly. undefined: written. REJECTED, with the code in
+ *     the record: HM_EINVAL_ARG (the slot is empty or
+ *     the key's CHUNKED flag is not the block's framing), HM_ENONASCII (a
+ *     string body with a char >= 0x80 under ASCII_ONLY), HM_EINVAL_VALUE
+ *     (the length is not 1..HM_LENGTH_DIGITS_MAX digits, or repeats digits
+ *     the slot never had), HM_EOVERFLOW, HM_E2BIG (`dst` is not the
+ *     message's size). `dst` is untouched unless the result is undefined.
  *
- *   sendCached(fd, key, length, body) -> undefined | number
+ *   sendCached(fd, key, length, body)
+ *                          -> undefined | PART | NOT_READY | REJECTED | FAILED
  *     The message fillCached() would write, written to the socket
  *     descriptor `fd` in one send() or sendmsg() (src/send.h), after a
- *     zero-timeout poll for a pending socket error when the key has CHECK:
- *       undefined                 the whole message was written;
- *       n >= 0                    n bytes were written, fewer than the
- *                                 message: the rest is the caller's;
- *       HB_SEND_NOT_READY (-1)    nothing written: the socket would block,
- *                                 has an error pending or was hung up;
- *       -(HB_SEND_REJECT_BASE + code), code one of fillCached()'s rejection
- *                                 codes (HB_ENONASCII included): nothing
- *                                 written;
- *       -(HB_SEND_FAILED_BASE + errno): the write failed, nothing written;
- *                                 the caller must report that error.
- *     Results are exported as binding.send = { NOT_READY, REJECT_BASE,
- *     FAILED_BASE }.
+ *     zero-timeout poll for a pending socket error when the key has CHECK.
+ *     The detail is in the record (napi.h):
+ *       undefined   the whole message was written;
+ *       PART        detail bytes were written, fewer than the message: the
+ *                   rest is the caller's;
+ *       NOT_READY   nothing written (detail 0): the socket would block, has
+ *                   an error pending or was hung up;
+ *       REJECTED    detail is one of fillCached()'s rejection codes;
+ *                   nothing written;
+ *       FAILED      the write failed with errno detail, nothing written;
+ *                   the caller must report that error.
  *
  * `slot` is 0..HB_SLOT_COUNT-1; `length` a non-negative safe integer, a
  * string of digits (copied as latin1; the core checks it), or -1 for the
@@ -62,7 +63,7 @@
  *   key = slot | flags << HB_KEY_FLAGS_SHIFT | HB_KEY_REPEAT? | HB_KEY_CHECK?
  *         | (HB_KEY_STRING | HB_KEY_BYTES | HB_KEY_EMPTY)?
  * Exported as binding.key = { SHIFT, REPEAT, CHECK, STRING, BYTES, EMPTY,
- * SLOT_COUNT } (and the older names keyShift, keyRepeat, ...). */
+ * SLOT_COUNT }. */
 #define HB_KEY_SLOT_MASK   0xfu
 #define HB_KEY_FLAGS_SHIFT 4
 #define HB_KEY_REPEAT      (1u << 9)
@@ -77,17 +78,6 @@
 _Static_assert(HB_SLOT_COUNT - 1 <= HB_KEY_SLOT_MASK, "slot indexes must fit the key");
 _Static_assert((HB_FLAG_ALL << HB_KEY_FLAGS_SHIFT) < HB_KEY_REPEAT,
                "flags must fit below HB_KEY_REPEAT");
-
-/* sendCached()'s results below 0 (see above). A rejection and a failure are
- * offset so that each range stays apart from the other and from
- * HB_SEND_NOT_READY: JS reads the code back as -(result) - REJECT_BASE and
- * the errno as -(result) - FAILED_BASE. */
-#define HB_SEND_NOT_READY   HM_SEND_NOT_READY
-#define HB_SEND_REJECT_BASE 100
-#define HB_SEND_FAILED_BASE 1000
-_Static_assert(-HB_SEND_NOT_READY < HB_SEND_REJECT_BASE, "not-ready stays above rejections");
-_Static_assert(HB_SEND_REJECT_BASE + HB_ENONASCII < HB_SEND_FAILED_BASE,
-               "rejections stay above failures");
 
 napi_value hb_js_cache_set(napi_env env, napi_callback_info info);
 napi_value hb_js_fill_cached(napi_env env, napi_callback_info info);

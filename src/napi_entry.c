@@ -7,13 +7,13 @@
 #include "napi_args.h"
 
 /* Measures `res`, allocates the Buffer once and writes into it. Returns the
- * Buffer, the core's error code as a number, or NULL with an exception. */
-static napi_value emit(napi_env env, const hm_response_t *res)
+ * Buffer, HB_REJECTED, or NULL with an exception. */
+static napi_value emit(napi_env env, const hb_instance_t *inst, const hm_response_t *res)
 {
   size_t len = 0;
   hm_err_t err = hm_measure(res, &len);
   if (err != HM_OK) {
-    return hb_make_code(env, (int)err);
+    return hb_code_result(env, inst, (int)err);
   }
   void *data = NULL;
   napi_value buf;
@@ -23,7 +23,7 @@ static napi_value emit(napi_env env, const hm_response_t *res)
   /* hm_measure accepted the same input, so the write cannot fail. */
   assert(err == HM_OK && written == len);
   if (err != HM_OK) {
-    return hb_make_code(env, (int)err);
+    return hb_code_result(env, inst, (int)err);
   }
   return buf;
 }
@@ -136,6 +136,8 @@ napi_value hb_js_fill(napi_env env, napi_callback_info info)
   if (!read_dst(env, argv[6], argv[7], &dst, &room)) {
     return NULL;
   }
+  /* The length goes to JS in the int32 record (napi.h). */
+  room = room > INT32_MAX ? INT32_MAX : room;
 
   int reject = 0;
   fill_strings_t f;
@@ -176,18 +178,17 @@ napi_value hb_js_fill(napi_env env, napi_callback_info info)
   }
   if (reject != 0) {
     hb_arena_trim(&inst->arena);
-    HB_CALL(env, napi_create_int32(env, -reject, &out));
-    return out;
+    return hb_code_result(env, inst, reject);
   }
   if (err == HM_OK) {
     hb_arena_trim(&inst->arena);
-    HB_CALL(env, napi_create_double(env, (double)len, &out));
-    return out;
+    *inst->detail = (int32_t)len;
+    return NULL;
   }
   /* It does not fit: a Buffer of its own, written from the views the core
    * just checked. */
   res.headers = inst->fields;
-  out = emit(env, &res);
+  out = emit(env, inst, &res);
   hb_arena_trim(&inst->arena);
   return out;
 }
@@ -224,7 +225,7 @@ static napi_status read_fill_head(napi_env env, hb_instance_t *inst, napi_value 
     napi_status st = hb_read_latin1(env, inst, v, used, head);
     if (st == napi_ok && (flags & HB_FLAG_ASCII_ONLY) && *reject == 0 &&
         !hb_is_ascii((const unsigned char *)inst->arena.base + head->off, head->len)) {
-      *reject = HB_ENONASCII;
+      *reject = HM_ENONASCII;
     }
     return st;
   }
@@ -260,8 +261,8 @@ static int write_from_head(const char *h, size_t len, uint32_t num_headers, hm_s
  * standalone allocation per response). With HB_FLAG_CHUNKED the head is read
  * as latin1 (Node writes it with the chunk-size line, as one latin1
  * string) and the body follows as one chunk and the last chunk, as
- * hm_block_parts() frames it; `dst` is then sized for that. Returns 0, or
- * the rejection code; `dst` is untouched on rejection. */
+ * hm_block_parts() frames it; `dst` is then sized for that. Returns
+ * undefined, or REJECTED with `dst` untouched. */
 napi_value hb_js_fill_from_head(napi_env env, napi_callback_info info)
 {
   napi_value argv[6];
@@ -304,12 +305,12 @@ napi_value hb_js_fill_from_head(napi_env env, napi_callback_info info)
                              hb_body_str(inst, &body), chunked, dst, dst_len);
   }
   hb_arena_trim(&inst->arena);
-  return hb_make_code(env, reject);
+  return hb_code_result(env, inst, reject);
 }
 
 /* checkHead(head, numHeaders): validates a rendered header block as
- * fillFromHead() would, without writing anything. Returns 0 or the
- * rejection code; chars above 0xFF are rejected, 0x80..0xFF allowed. */
+ * fillFromHead() would, without writing anything. Returns undefined or
+ * REJECTED; chars above 0xFF are rejected, 0x80..0xFF allowed. */
 napi_value hb_js_check_head(napi_env env, napi_callback_info info)
 {
   napi_value argv[3];
@@ -332,5 +333,5 @@ napi_value hb_js_check_head(napi_env env, napi_callback_info info)
     reject = (int)hm_check_head(inst->arena.base + head.off, head.len, num_headers);
   }
   hb_arena_trim(&inst->arena);
-  return hb_make_code(env, reject);
+  return hb_code_result(env, inst, reject);
 }

@@ -26,7 +26,6 @@ long hm_send(int fd, const hm_str_t *parts, size_t count, int check, char *scrat
 #else
 
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -68,8 +67,7 @@ long hm_send(int fd, const hm_str_t *parts, size_t count, int check, char *scrat
   for (size_t i = 0; i < count; i++) {
     if (parts[i].len == 0)
       continue;
-    /* The sum must fit the signed result. */
-    if (parts[i].len > (size_t)LONG_MAX - total)
+    if (parts[i].len > (size_t)HM_SEND_MAX_TOTAL - total)
       return HM_SEND_NOT_READY;
     total += parts[i].len;
     iov[n].iov_base = (void *)parts[i].base;

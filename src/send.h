@@ -24,6 +24,10 @@ extern "C" {
         * the caller's own write must report that   \
         * error, which the failed write consumed */
 #define HM_SEND_MAX_PARTS 8
+/* The largest message hm_send() writes: its count fits an int32, the
+ * addon's result record (src/napi.h); Linux writes at most that much per
+ * call anyway. */
+#define HM_SEND_MAX_TOTAL 0x7fffffffL
 /* Messages up to this many bytes are gathered into the caller's scratch
  * memory and written with one send(); larger ones with sendmsg(). */
 #define HM_SEND_COPY_MAX 8192
@@ -48,7 +52,8 @@ int hm_send_available(void);
  *
  * Returns the number of bytes written (possibly fewer than the total: the
  * rest is the caller's to write), HM_SEND_NOT_READY or HM_SEND_FAILED.
- * `count` is at most HM_SEND_MAX_PARTS; empty parts are skipped. `*err`
+ * `count` is at most HM_SEND_MAX_PARTS and the parts' total at most
+ * HM_SEND_MAX_TOTAL (else HM_SEND_NOT_READY); empty parts are skipped. `*err`
  * receives errno for HM_SEND_FAILED, 0 otherwise. */
 long hm_send(int fd, const hm_str_t *parts, size_t count, int check, char *scratch, int *err);
 

@@ -1,8 +1,8 @@
 'use strict'
 
 // The addon's own contract (src/napi_entry.h, src/napi_cache.h, src/binding.c):
-// misuse throws a TypeError, a response the core rejects comes back as its
-// code, and fillFromHead() reproduces a head Node rendered. Also a self-test
+// misuse throws a TypeError, a response the core rejects comes back as
+// REJECTED with its code in the record, and fillFromHead() reproduces a head Node rendered. Also a self-test
 // of test/helpers/llhttp.js.
 
 const http = require('node:http')
@@ -11,6 +11,7 @@ const { Worker } = require('node:worker_threads')
 const { test } = require('tap')
 
 const binding = require('../lib/binding.js')
+const { codeOf } = require('./helpers/result.js')
 const { parseResponse } = require('./helpers/llhttp.js')
 
 const { CHUNKED, BODY_LATIN1, HEAD_UTF8, ASCII_ONLY } = binding?.flags ?? {}
@@ -33,10 +34,10 @@ function joined (flat) {
 }
 
 // fill() with no room of its own: the whole message as a Buffer, or the
-// rejection code (a positive number).
+// rejection code.
 function whole (status, reason, flat, body, flags) {
   const r = binding.fill(joined(flat), flat.length / 2, status, reason, body, flags, null, 0)
-  return typeof r === 'number' ? -r : r
+  return Buffer.isBuffer(r) ? r : codeOf(r)
 }
 
 // The bytes Node sends for a head and a body: the head as latin1, or as
@@ -62,14 +63,15 @@ function message (head, body, flags) {
 function fromHead (head, n, body, flags) {
   const size = message(head, body, (flags & CHUNKED) !== 0 ? flags & ~HEAD_UTF8 : flags).length
   const dst = Buffer.alloc(size, 0x2a)
-  const code = binding.fillFromHead(dst, head, n, body, flags)
+  const code = codeOf(binding.fillFromHead(dst, head, n, body, flags))
   return code === 0 ? dst : code
 }
 
 test('the addon loads and exports its interface', async t => {
   t.not(binding, null, 'lib/binding.js loaded the addon (run `node scripts/build.js` first)')
   t.strictSame(Object.keys(binding), ['fill', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached', 'sendCached',
-    'canSend', 'flags', 'errors', 'send', 'key'], 'the complete export table (src/binding.c)')
+    'canSend', 'flags', 'errors', 'errorNames', 'result', 'detail', 'key'],
+  'the complete export table (src/binding.c)')
   t.strictSame(binding.flags, { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4, ASCII_ONLY: 8, HEAD_ONE_BYTE: 16 })
   t.strictSame(binding.errors, {
     EINVAL_STATUS: 1,
@@ -80,9 +82,18 @@ test('the addon loads and exports its interface', async t => {
     EINVAL_ARG: 6,
     EOVERFLOW: 7,
     E2BIG: 8,
-    ENONASCII: 64
+    ENONASCII: 9
   })
-  t.ok(Object.isFrozen(binding.flags) && Object.isFrozen(binding.errors), 'frozen')
+  // The names by code, from the one C table (hm_err_name()).
+  t.strictSame(binding.errorNames, ['OK', 'EINVAL_STATUS', 'EINVAL_REASON', 'EINVAL_NAME', 'EINVAL_VALUE',
+    'EINVAL_HEAD', 'EINVAL_ARG', 'EOVERFLOW', 'E2BIG', 'ENONASCII'])
+  for (const [name, code] of Object.entries(binding.errors)) {
+    t.equal(binding.errorNames[code], name, `errorNames[${code}] is ${name}`)
+  }
+  t.strictSame(binding.result, { PART: 1, NOT_READY: 2, REJECTED: 3, FAILED: 4 })
+  t.ok(binding.detail instanceof Int32Array && binding.detail.length === 1, 'detail: an Int32Array of one')
+  t.ok(Object.isFrozen(binding.flags) && Object.isFrozen(binding.errors) && Object.isFrozen(binding.errorNames) &&
+    Object.isFrozen(binding.result), 'frozen')
 })
 
 test('misuse throws a TypeError naming the function and argument', async t => {
@@ -319,32 +330,32 @@ test('fillFromHead writes head and body into a caller-sized buffer', t => {
   const head = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-A: caf\u00e9\r\n\r\n'
   for (const oneByte of [0, 16]) {
     const out = Buffer.alloc(head.length + 2, 0x2a)
-    t.equal(binding.fillFromHead(out, head, 2, 'ok', oneByte), 0, `latin1 head, flags ${oneByte}`)
+    t.equal(codeOf(binding.fillFromHead(out, head, 2, 'ok', oneByte)), 0, `latin1 head, flags ${oneByte}`)
     t.ok(out.equals(Buffer.from(head + 'ok', 'latin1')), '  bytes as Node sends them with latin1')
     const ascii = Buffer.alloc(head.length + 2)
-    t.equal(binding.fillFromHead(ascii, head, 2, 'ok', HEAD_UTF8 | ASCII_ONLY | oneByte),
+    t.equal(codeOf(binding.fillFromHead(ascii, head, 2, 'ok', HEAD_UTF8 | ASCII_ONLY | oneByte)),
       errors.ENONASCII, '  a non-ASCII head is refused under ASCII_ONLY')
   }
   const body = Buffer.from('xyz')
   const out = Buffer.alloc(head.length + 3, 0x2a)
-  t.equal(binding.fillFromHead(out, head, 2, body, 16), 0, 'a Buffer body')
+  t.equal(codeOf(binding.fillFromHead(out, head, 2, body, 16)), 0, 'a Buffer body')
   t.ok(out.equals(Buffer.concat([Buffer.from(head, 'latin1'), body])), '  bytes')
   const short = Buffer.alloc(head.length + 1, 0x2a)
-  t.equal(binding.fillFromHead(short, head, 2, body, 0), errors.E2BIG, 'a short buffer is E2BIG')
+  t.equal(codeOf(binding.fillFromHead(short, head, 2, body, 0)), errors.E2BIG, 'a short buffer is E2BIG')
   t.ok(short.equals(Buffer.alloc(head.length + 1, 0x2a)), '  and is left untouched')
-  t.equal(binding.fillFromHead(Buffer.alloc(head.length + 4), head, 2, body, 0), errors.EINVAL_ARG,
+  t.equal(codeOf(binding.fillFromHead(Buffer.alloc(head.length + 4), head, 2, body, 0)), errors.EINVAL_ARG,
     'a long buffer is EINVAL_ARG')
-  t.equal(binding.fillFromHead(Buffer.alloc(head.length + 3), head, 3, body, 0), errors.EINVAL_HEAD,
+  t.equal(codeOf(binding.fillFromHead(Buffer.alloc(head.length + 3), head, 3, body, 0)), errors.EINVAL_HEAD,
     'a wrong line count is EINVAL_HEAD')
   const injected = 'HTTP/1.1 200 OK\r\nX-A: a\r\nSet-Cookie: x=1\r\n\r\n'
-  t.equal(binding.fillFromHead(Buffer.alloc(injected.length), injected, 1, undefined, 16),
+  t.equal(codeOf(binding.fillFromHead(Buffer.alloc(injected.length), injected, 1, undefined, 16)),
     errors.EINVAL_HEAD, 'an injected line is refused')
   // The one-byte read truncates a char above 0xFF to its low byte: U+0D0A
   // becomes a bare LF, which the core refuses.
   const wide = 'HTTP/1.1 200 OK\r\nX-A: a\u0d0ab\r\n\r\n'
-  t.not(binding.fillFromHead(Buffer.alloc(wide.length), wide, 1, undefined, 16), 0,
+  t.not(codeOf(binding.fillFromHead(Buffer.alloc(wide.length), wide, 1, undefined, 16)), 0,
     'U+0D0A read as one byte still never reaches the buffer')
-  t.not(binding.fillFromHead(Buffer.alloc(wide.length), wide, 1, undefined, 0), 0,
+  t.not(codeOf(binding.fillFromHead(Buffer.alloc(wide.length), wide, 1, undefined, 0)), 0,
     'U+0D0A read in full is refused')
   // Chunked framing (flag 1): the head as latin1, whatever the body's
   // flags, then the body as one chunk and the last chunk.
@@ -359,15 +370,15 @@ test('fillFromHead writes head and body into a caller-sized buffer', t => {
   ]) {
     const expected = Buffer.from(chunkedHead + bytes, 'latin1')
     const framed = Buffer.alloc(expected.length, 0x2a)
-    t.equal(binding.fillFromHead(framed, chunkedHead, 2, chunk, flags | 1), 0, `chunked, ${label}`)
+    t.equal(codeOf(binding.fillFromHead(framed, chunkedHead, 2, chunk, flags | 1)), 0, `chunked, ${label}`)
     t.ok(framed.equals(expected), '  bytes as Node frames them')
     const short = Buffer.alloc(expected.length - 1, 0x2a)
-    t.equal(binding.fillFromHead(short, chunkedHead, 2, chunk, flags | 1), errors.E2BIG, '  E2BIG when short')
+    t.equal(codeOf(binding.fillFromHead(short, chunkedHead, 2, chunk, flags | 1)), errors.E2BIG, '  E2BIG when short')
     t.ok(short.equals(Buffer.alloc(expected.length - 1, 0x2a)), '  and left untouched')
   }
-  t.equal(binding.fillFromHead(Buffer.alloc(64), injected, 1, 'ok', 1), errors.EINVAL_HEAD,
+  t.equal(codeOf(binding.fillFromHead(Buffer.alloc(64), injected, 1, 'ok', 1)), errors.EINVAL_HEAD,
     'chunked: an injected line is refused')
-  t.equal(binding.fillFromHead(Buffer.alloc(64), 'HTTP/1.1 200 OK\r\nA: \u0d0a\r\n\r\n', 1, 'ok', 1),
+  t.equal(codeOf(binding.fillFromHead(Buffer.alloc(64), 'HTTP/1.1 200 OK\r\nA: \u0d0a\r\n\r\n', 1, 'ok', 1)),
     errors.EINVAL_HEAD, 'chunked: U+0D0A read as one byte is refused')
   t.throws(() => binding.fillFromHead(new Uint16Array(4), head, 2, undefined, 0), TypeError,
     'dst must be a Uint8Array')
@@ -378,12 +389,12 @@ test('fillFromHead writes head and body into a caller-sized buffer', t => {
 
 test('checkHead validates a rendered block', t => {
   const { errors } = binding
-  t.equal(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\r\n\r\n', 1), 0, 'a valid block')
-  t.equal(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\r\n\r\n', 2), errors.EINVAL_HEAD, 'count')
-  t.equal(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n', 1), errors.EINVAL_VALUE,
+  t.equal(codeOf(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\r\n\r\n', 1)), 0, 'a valid block')
+  t.equal(codeOf(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\r\n\r\n', 2)), errors.EINVAL_HEAD, 'count')
+  t.equal(codeOf(binding.checkHead('HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n', 1)), errors.EINVAL_VALUE,
     'a control char')
-  t.equal(binding.checkHead('HTTP/1.1 200 OK\r\nA b: c\r\n\r\n', 1), errors.EINVAL_NAME, 'a name')
-  t.equal(binding.checkHead('HTTP/1.1 200 O\u0100K\r\n\r\n', 0), errors.EINVAL_REASON,
+  t.equal(codeOf(binding.checkHead('HTTP/1.1 200 OK\r\nA b: c\r\n\r\n', 1)), errors.EINVAL_NAME, 'a name')
+  t.equal(codeOf(binding.checkHead('HTTP/1.1 200 O\u0100K\r\n\r\n', 0)), errors.EINVAL_REASON,
     'a char above 0xFF in the reason')
   t.throws(() => binding.checkHead(1, 0), TypeError, 'head must be a string')
   t.end()
@@ -397,8 +408,9 @@ test('fill writes into an ArrayBuffer at an offset, or returns a Buffer of its o
     t.ok(whole(200, 'Fine', flat, body, flags).equals(want), `a Buffer of its own, flags ${flags}`)
     const ab = new ArrayBuffer(want.length + 16)
     new Uint8Array(ab).fill(0x2a)
-    const n = binding.fill(joined(flat), 2, 200, 'Fine', body, flags, ab, 8)
-    t.equal(n, want.length, `length, flags ${flags}`)
+    t.equal(binding.fill(joined(flat), 2, 200, 'Fine', body, flags, ab, 8), undefined, `in dst, flags ${flags}`)
+    const n = binding.detail[0]
+    t.equal(n, want.length, '  its length in the record')
     t.ok(Buffer.from(ab, 8, n).equals(want), '  the same bytes')
     const bytes = new Uint8Array(ab)
     t.ok(bytes.subarray(0, 8).every(b => b === 0x2a) && bytes.subarray(8 + n).every(b => b === 0x2a),
@@ -411,8 +423,9 @@ test('fill writes into an ArrayBuffer at an offset, or returns a Buffer of its o
   t.ok(own.equals(whole(200, undefined, flat, 'x'.repeat(30), 0)), '  with the same bytes')
   t.ok(new Uint8Array(ab).every(b => b === 0x2a), '  and dst is left untouched')
   const exact = whole(200, undefined, [], 'abc', 0).length
-  t.equal(binding.fill('', 0, 200, undefined, 'abc', 0, new ArrayBuffer(exact + 3), 3), exact,
+  t.equal(binding.fill('', 0, 200, undefined, 'abc', 0, new ArrayBuffer(exact + 3), 3), undefined,
     'a message that fits exactly to the end')
+  t.equal(binding.detail[0], exact, '  its length in the record')
   t.ok(Buffer.isBuffer(binding.fill('', 0, 200, undefined, 'abc', 0, null, 0)), 'null dst')
   t.ok(Buffer.isBuffer(binding.fill('', 0, 200, undefined, 'abc', 0, undefined, 0)), 'undefined dst')
   t.ok(Buffer.isBuffer(binding.fill('', 0, 200, undefined, 'abc', 0, new ArrayBuffer(0), 0)),
@@ -424,7 +437,7 @@ test('fill writes into an ArrayBuffer at an offset, or returns a Buffer of its o
   t.end()
 })
 
-test('fill rejects a message the core rejects, as a negative code', t => {
+test('fill rejects a message the core rejects: REJECTED, the code in the record', t => {
   const { errors } = binding
   const ab = new ArrayBuffer(256)
   new Uint8Array(ab).fill(0x2a)
@@ -444,17 +457,18 @@ test('fill rejects a message the core rejects, as a negative code', t => {
     [200, undefined, ['a', 'x\r\nInjected: 1'], errors.EINVAL_HEAD]
   ]
   for (const [status, reason, flat, code] of cases) {
-    t.equal(binding.fill(joined(flat), flat.length / 2, status, reason, 'body', 0, ab, 0), -code,
-      `${JSON.stringify([status, reason, flat])}: -${code}`)
+    t.equal(binding.fill(joined(flat), flat.length / 2, status, reason, 'body', 0, ab, 0), binding.result.REJECTED,
+      `${JSON.stringify([status, reason, flat])}: REJECTED`)
+    t.equal(binding.detail[0], code, `  code ${code}`)
   }
-  t.equal(binding.fill(joined(['a', 'b', 'c', 'd']), 1, 200, undefined, '', 0, ab, 0), -errors.EINVAL_HEAD,
+  t.equal(codeOf(binding.fill(joined(['a', 'b', 'c', 'd']), 1, 200, undefined, '', 0, ab, 0)), errors.EINVAL_HEAD,
     'more lines than counted')
-  t.equal(binding.fill(joined(['a', 'b']), 2, 200, undefined, '', 0, ab, 0), -errors.EINVAL_HEAD,
+  t.equal(codeOf(binding.fill(joined(['a', 'b']), 2, 200, undefined, '', 0, ab, 0)), errors.EINVAL_HEAD,
     'fewer lines than counted')
-  t.equal(binding.fill('a\0b', 1, 200, undefined, '', 0, ab, 0), -errors.EINVAL_HEAD, 'no CR LF')
-  t.equal(binding.fill(joined(['a', 'b']), 2 ** 31, 200, undefined, '', 0, ab, 0), -errors.EINVAL_HEAD,
+  t.equal(codeOf(binding.fill('a\0b', 1, 200, undefined, '', 0, ab, 0)), errors.EINVAL_HEAD, 'no CR LF')
+  t.equal(codeOf(binding.fill(joined(['a', 'b']), 2 ** 31, 200, undefined, '', 0, ab, 0)), errors.EINVAL_HEAD,
     'a count the string cannot hold')
-  t.equal(binding.fill(joined(['X', '\u00e9']), 1, 200, undefined, '', ASCII_ONLY, ab, 0), -errors.ENONASCII,
+  t.equal(codeOf(binding.fill(joined(['X', '\u00e9']), 1, 200, undefined, '', ASCII_ONLY, ab, 0)), errors.ENONASCII,
     'ASCII_ONLY')
   t.ok(new Uint8Array(ab).every(b => b === 0x2a), 'nothing is written on rejection')
   t.end()

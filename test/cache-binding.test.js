@@ -9,6 +9,7 @@
 const t = require('tap')
 
 const binding = require('../lib/binding.js')
+const { codeOf } = require('./helpers/result.js')
 
 const PREFIX = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: '
 const SUFFIX = '\r\n\r\n'
@@ -19,7 +20,7 @@ function fill (slot, length, body, digits = String(length).length) {
   const dst = Buffer.alloc(PREFIX.length + digits + SUFFIX.length + body.length, 0x2e)
   // -1 stands for the key's repeat bit (the slot's last digits).
   const key = slot | binding.flags.BODY_LATIN1 << binding.key.SHIFT | (length === -1 ? binding.key.REPEAT : 0)
-  const code = binding.fillCached(dst, key, length, body)
+  const code = codeOf(binding.fillCached(dst, key, length, body))
   return { code, text: dst.toString('latin1'), untouched: dst.every((b) => b === 0x2e) }
 }
 
@@ -27,7 +28,7 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   const slot = binding.key.SLOT_COUNT - 1
 
   t.test('a length of -1 before any response of the slot is rejected', async t => {
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0, 'the block is stored')
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0, 'the block is stored')
     for (const digits of [0, 1, 2]) {
       const r = fill(slot, -1, 'ab', digits)
       t.not(r.code, 0, `rejected (${digits}-digit buffer)`)
@@ -36,7 +37,7 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   })
 
   t.test('-1 repeats the digits of the slot\'s last length', async t => {
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0)
     const first = fill(slot, '4', 'abcd')
     t.equal(first.code, 0)
     t.equal(first.text, PREFIX + '4' + SUFFIX + 'abcd')
@@ -53,7 +54,7 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   })
 
   t.test('a rejected length is the last one too: -1 is rejected after it', async t => {
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0)
     t.equal(fill(slot, '5', 'abcde').code, 0)
     const injected = fill(slot, '5\r\nX-Injected: 1', 'abcde')
     t.not(injected.code, 0, 'CR LF in the digits is rejected')
@@ -62,9 +63,9 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   })
 
   t.test('storing a block forgets the last digits', async t => {
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0)
     t.equal(fill(slot, '3', 'abc').code, 0)
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0, 'the slot is stored again')
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0, 'the slot is stored again')
     t.not(fill(slot, -1, 'abc', 1).code, 0, '-1 finds no digits')
   })
 
@@ -73,11 +74,11 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   t.test('the block kept for repeats goes with the digits and the block', async t => {
     // As long as PREFIX, which fill() sizes its buffer for.
     const OTHER = 'HTTP/1.1 202 OK\r\nContent-Type: text/plain\r\nContent-Length: '
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0)
     t.equal(fill(slot, '3', 'abc').code, 0)
     t.equal(fill(slot, -1, 'def', 1).text, PREFIX + '3' + SUFFIX + 'def', 'a first repeat')
     t.equal(fill(slot, -1, 'ghi', 1).text, PREFIX + '3' + SUFFIX + 'ghi', 'a second, from the kept block')
-    t.equal(binding.cacheSet(slot, OTHER, SUFFIX, 2), 0, 'another block in the same slot')
+    t.equal(codeOf(binding.cacheSet(slot, OTHER, SUFFIX, 2)), 0, 'another block in the same slot')
     t.not(fill(slot, -1, 'abc', 1).code, 0, '-1 finds no digits, and no kept block')
     t.equal(fill(slot, '3', 'jkl').text, OTHER + '3' + SUFFIX + 'jkl')
     t.equal(fill(slot, -1, 'mno', 1).text, OTHER + '3' + SUFFIX + 'mno')
@@ -90,8 +91,8 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
 
   t.test('each slot keeps its own digits', async t => {
     const other = slot - 1
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
-    t.equal(binding.cacheSet(other, PREFIX, SUFFIX, 2), 0)
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0)
+    t.equal(codeOf(binding.cacheSet(other, PREFIX, SUFFIX, 2)), 0)
     t.equal(fill(slot, '2', 'ab').code, 0)
     t.equal(fill(other, '9', 'abcdefghi').code, 0)
     t.equal(fill(slot, -1, 'cd', 1).text, PREFIX + '2' + SUFFIX + 'cd')
@@ -112,11 +113,11 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   // as that without asking V8, with the same bytes, and a body that is not
   // what the key says is a TypeError, as any wrong body.
   t.test('a key that names the body\'s kind', async t => {
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0)
     const base = slot | binding.flags.BODY_LATIN1 << binding.key.SHIFT
     const read = (kind, body) => {
       const dst = Buffer.alloc(PREFIX.length + 1 + SUFFIX.length + 2, 0x2e)
-      const code = binding.fillCached(dst, base | kind, 2, body)
+      const code = codeOf(binding.fillCached(dst, base | kind, 2, body))
       return { code, text: dst.toString('latin1') }
     }
     const want = PREFIX + '2' + SUFFIX + 'ab'
@@ -141,7 +142,7 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
     // keyEmpty: no body, whatever the argument (C does not read it).
     const none = (body) => {
       const dst = Buffer.alloc(PREFIX.length + 1 + SUFFIX.length, 0x2e)
-      const code = binding.fillCached(dst, base | binding.key.EMPTY, 2, body)
+      const code = codeOf(binding.fillCached(dst, base | binding.key.EMPTY, 2, body))
       return { code, text: dst.toString('latin1') }
     }
     const bare = { code: 0, text: PREFIX + '2' + SUFFIX }
@@ -152,19 +153,19 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
 
   t.test('a chunked block: no length read, the body framed as one chunk', async t => {
     const head = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'
-    t.equal(binding.cacheSet(slot, null, head, 1), 0, 'the block is stored without a hole')
+    t.equal(codeOf(binding.cacheSet(slot, null, head, 1)), 0, 'the block is stored without a hole')
     const key = slot | (binding.flags.BODY_LATIN1 | binding.flags.CHUNKED) << binding.key.SHIFT
     const want = head + '11\r\n0123456789abcdefg\r\n0\r\n\r\n'
     const dst = Buffer.alloc(want.length)
-    t.equal(binding.fillCached(dst, key, { valueOf () { throw new Error('read') } }, '0123456789abcdefg'), 0)
+    t.equal(codeOf(binding.fillCached(dst, key, { valueOf () { throw new Error('read') } }, '0123456789abcdefg')), 0)
     t.equal(dst.toString('latin1'), want)
     const empty = Buffer.alloc(head.length + 5)
-    t.equal(binding.fillCached(empty, key, 0, ''), 0)
+    t.equal(codeOf(binding.fillCached(empty, key, 0, '')), 0)
     t.equal(empty.toString('latin1'), head + '0\r\n\r\n', 'an empty body is the last chunk alone')
     const raw = slot | binding.flags.BODY_LATIN1 << binding.key.SHIFT
-    t.not(binding.fillCached(Buffer.alloc(want.length), raw, 0, '0123456789abcdefg'), 0,
+    t.not(codeOf(binding.fillCached(Buffer.alloc(want.length), raw, 0, '0123456789abcdefg')), 0,
       'without CHUNKED the framing the caller sized disagrees: rejected')
-    t.equal(binding.cacheSet(slot, null, 'HTTP/1.1 200 OK\r\nX: a\r\nY: b\r\n\r\n', 1), binding.errors.EINVAL_HEAD,
+    t.equal(codeOf(binding.cacheSet(slot, null, 'HTTP/1.1 200 OK\r\nX: a\r\nY: b\r\n\r\n', 1)), binding.errors.EINVAL_HEAD,
       'a chunked block is checked like any other (line count)')
   })
 })

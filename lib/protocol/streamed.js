@@ -6,7 +6,7 @@
 
 const binding = require('../binding.js')
 const internals = require('../internals.js')
-const { FLAGS, KEY, SENT, sendOutcome, sendDetail } = require('../codes.js')
+const { FLAGS, KEY, RESULT, DETAIL } = require('../codes.js')
 const { COPY_MAX_BODY, REASON, httpDebug } = require('../rules.js')
 const { WAIT_HELD, writtenAsIs, socketReason, methodsPatched, chunkReason } = require('../decide.js')
 const {
@@ -21,7 +21,7 @@ const { protocol, kCorked, Socket } = internals === null ? {} : internals
 const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY
 } = KEY
-const { WHOLE, REJECTED, FAILED } = SENT
+const { REJECTED, FAILED } = RESULT
 
 // Beyond this, Node's writev, which copies nothing, costs less.
 const JOIN_BODY_MAX = COPY_MAX_BODY
@@ -118,14 +118,17 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   const key = m.slot | m.flags << KEY_SHIFT | (repeat ? KEY_REPEAT : 0) |
     (body === undefined ? KEY_EMPTY : typeof body === 'string' ? KEY_STRING : KEY_BYTES)
   const result = binding.sendCached(m.handle.fd, key, contentLength, body)
-  const outcome = sendOutcome(result)
-  if (outcome === REJECTED) return rejected(sendDetail(result))
-  if (outcome === FAILED) {
-    m.failed = sendDetail(result)
-    return REASON.REPORT
-  }
   const total = head.length + m.bodyLength
-  const written = outcome === WHOLE ? total : sendDetail(result)
+  // undefined first, as in send().
+  let written = total
+  if (result !== undefined) {
+    if (result === REJECTED) return rejected(DETAIL[0])
+    if (result === FAILED) {
+      m.failed = DETAIL[0]
+      return REASON.REPORT
+    }
+    written = DETAIL[0]
+  }
   if (written === 0) return REASON.SOCKET_BUSY
   // Node's end() adds its chunk to the writes waiting.
   const chars = state.length + (chunk ? chunk.length : 0)

@@ -795,8 +795,13 @@ static void test_error_names(void)
       {HM_EINVAL_ARG, "HM_EINVAL_ARG"},
       {HM_EOVERFLOW, "HM_EOVERFLOW"},
       {HM_E2BIG, "HM_E2BIG"},
+      {HM_ENONASCII, "HM_ENONASCII"},
+      {(hm_err_t)HM_ERR_COUNT, "HM_UNKNOWN"},
       {(hm_err_t)99, "HM_UNKNOWN"},
   };
+  /* The table covers every code, and the addon's export (src/binding.c)
+   * walks 0..HM_ERR_COUNT-1. */
+  tap_ok(sizeof(rows) / sizeof(rows[0]) == HM_ERR_COUNT + 2, "every code has a row");
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
     const char *got = hm_err_name(rows[i].err);
     tap_mem_eq(got, strlen(got), rows[i].name, strlen(rows[i].name), rows[i].name);
