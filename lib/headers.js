@@ -25,9 +25,8 @@ const http = require('node:http')
 const util = require('node:util')
 const internals = require('./internals.js')
 const { INSPECT } = require('./protocol/answer.js')
-const patches = require('./patches.js')
 
-const { OutgoingMessage, ServerResponse } = http
+const { OutgoingMessage } = http
 // Null where a wrapper was there first: a wrapper gets Node's store.
 const nodeSetHeader = internals === null ? null : internals.setHeader
 // Called by setHeader() on 24.19+ and 26.4+ before it stores: a replaced
@@ -106,7 +105,7 @@ function observe (n, store) {
     kind = nullProto ? SMALL : NODE
   } else {
     kind = n <= WIDE_MAX && storeProto !== undefined ? WIDE : NODE
-    if (kind === WIDE && wanted && !patches.isPut('setHeader')) define()
+    if (kind === WIDE && onWide !== null) onWide()
   }
   lastWide = null
 }
@@ -152,25 +151,19 @@ function setHeader (name, value) {
   }
 }
 
-let wanted = false
+// Set by lib/patches.js while installed: puts setHeader() on.
+let onWide = null
 
-// At once where the stores start small (20 to 24), else when observe()
-// first wants a WideStore; never over another module's setHeader().
-function install () {
-  if (!applies || wanted) return
-  wanted = true
-  if (nullProto || kind === WIDE) define()
+function setOnWide (fn) {
+  onWide = fn
 }
 
-function define () {
-  if (ServerResponse.prototype.setHeader !== nodeSetHeader) return
-  patches.put(ServerResponse.prototype, 'setHeader', setHeader)
+// Whether install() puts setHeader() on at once: where the stores start
+// small (20 to 24), or a WideStore is wanted already.
+function storeWanted () {
+  return nullProto || kind === WIDE
 }
 
-function uninstall () {
-  wanted = false
-  lastWide = null
-  patches.takeBack('setHeader')
+module.exports = {
+  FAST_MAX, WIDE_MAX, applies, setHeader, setOnWide, storeWanted, observe, isWide, forgetWide
 }
-
-module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, forgetWide }

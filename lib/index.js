@@ -1,8 +1,8 @@
 'use strict'
 
 // The public API. Loading this file loads neither node:http nor the addon,
-// so that the preload can wait for the application to load http, and the
-// kill switch loads nothing: each is required where first needed.
+// so that the preload can wait for the application to load http: each is
+// required where first needed.
 
 const util = require('node:util')
 const { disabledByEnv, reportWanted } = require('./env.js')
@@ -13,11 +13,11 @@ let shim = null
 // The shim reads Node's methods off ServerResponse.prototype as it loads:
 // with the stand-ins taken off.
 function loadShim () {
-  if (shim === null) shim = standIn().bare(() => require('./shim.js'), false)
+  if (shim === null) shim = patches().bare(() => require('./shim.js'), false)
   return shim
 }
 
-function standIn () {
+function patches () {
   return require('./patches.js')
 }
 
@@ -32,8 +32,8 @@ function bindingState () {
   }
 }
 
-// Why the native path is not running (stats().inactiveReason, and in words
-// for NODE_DEBUG, the install() warning and the report); null once installed.
+// Why the native path is not running, with a message for NODE_DEBUG, the
+// install() warning and the report; null once installed.
 let inactive = disabledByEnv()
   ? { reason: 'disabled', message: disabledMessage() }
   : { reason: 'not-installed', message: 'install() has not run (the preload waits for the application to load http)' }
@@ -63,7 +63,6 @@ function stayOff (reason, message, explicit) {
     'Every response takes Node\'s own path.', { code: 'HTTP_ONESHOT_INACTIVE' })
 }
 
-// Why the addon cannot serve, or null.
 function bindingProblem () {
   const { binding, loadError, loadAdvice } = bindingState()
   if (binding !== null) return null
@@ -77,7 +76,7 @@ function bindingProblem () {
   }
 }
 
-// Counted as they start: http publishes this before the 'request' event.
+// Published before the 'request' event.
 const REQUEST_START = 'http.server.request.start'
 let counting = false
 function countPending () {
@@ -96,14 +95,14 @@ function countWhilePending (on) {
 // child that is waited for.
 function installShim (explicit) {
   countWhilePending(false)
-  standIn().settle(() => installWhereItRuns(explicit))
+  patches().settle(() => installWhereItRuns(explicit))
 }
 
 // The line first: where the shim cannot run, whatever else is in its way
 // does not matter.
 function installWhereItRuns (explicit) {
   const http = require('node:http')
-  const s = loadShim()
+  loadShim()
   if (require('./internals.js') === null) {
     // Node's Date is read through its own _storeHeader(): a wrapper put
     // there first would not be called on the package's behalf.
@@ -115,14 +114,14 @@ function installWhereItRuns (explicit) {
     }
     return
   }
-  if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
+  if (!patches().isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
     // Another agent already defined ServerResponse#end: stay out of its way.
     const end = wrappers(false).find((w) => w.method === 'ServerResponse.prototype.end')
     stayOff('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module' +
       (end === undefined ? '' : ` (function ${end.wrapper})`), explicit)
     return
   }
-  s.install()
+  patches().install()
   inactive = null
   debug('installed')
   if (debug.enabled) {
@@ -149,12 +148,12 @@ function onProbeAnswer () {
 // waits: until the probe answers, responses take Node's own path).
 function activate (explicit) {
   wanted = true
-  standIn().cancel()
+  patches().cancel()
   if (installedNow()) return
   const problem = bindingProblem()
   if (problem !== null) {
     // The stand-ins give their places back to Node's methods.
-    standIn().settle(() => {})
+    patches().settle(() => {})
     stayOff(problem.reason, problem.message, explicit && problem.reason !== 'addon-disabled')
     return
   }
@@ -213,7 +212,7 @@ function loadDeferred () {
   // http may have loaded where the preload did not see it
   // (process.getBuiltinModule()).
   preload.httpSeen()
-  standIn().runDeferred()
+  patches().runDeferred()
 }
 
 function inactiveState () {
@@ -227,10 +226,10 @@ function inactiveState () {
  */
 function uninstall () {
   wanted = false
-  standIn().cancel()
+  patches().cancel()
   countWhilePending(false)
-  standIn().settle(() => {})
-  if (shim !== null && shim.isInstalled()) shim.uninstall()
+  patches().settle(() => {})
+  if (shim !== null) patches().uninstall()
   if (inactive === null || inactive.reason === 'probe-pending') setInactive('not-installed', 'uninstall() ran')
 }
 
@@ -271,7 +270,7 @@ function isInstalled () {
 }
 
 function installedNow () {
-  return shim !== null && shim.isInstalled()
+  return shim !== null && patches().isInstalled()
 }
 
 /**

@@ -6,10 +6,9 @@
 const http = require('node:http')
 const internals = require('./internals.js')
 const render = require('./render.js')
-const patches = require('./patches.js')
 const { httpDebug } = require('./rules.js')
 
-const { ServerResponse, OutgoingMessage } = http
+const { OutgoingMessage } = http
 // Null keeps the load safe where lib/internals.js did not resolve.
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
@@ -77,26 +76,10 @@ function currentWriteHead () {
   return installed ? writeHead : resWriteHead
 }
 
-// Over Node's own writeHead(); where a method another module put there
-// first stays, _storeHeader() beneath it, over Node's own.
-function install () {
-  if (installed || storeInstalled) return
-  const proto = ServerResponse.prototype
-  if (proto.writeHead === resWriteHead) {
-    patches.put(proto, 'writeHead', writeHead)
-    installed = true
-  } else if (proto._storeHeader === resStoreHeader && resStoreHeader !== null) {
-    patches.put(proto, '_storeHeader', _storeHeader)
-    storeInstalled = true
-  }
+// Which of the two lib/patches.js install() put.
+function setInstalled (writeHeadPut, storeHeaderPut) {
+  installed = writeHeadPut
+  storeInstalled = storeHeaderPut
 }
 
-// A wrapper another module installed since stays.
-function uninstall () {
-  if (installed) patches.takeBack('writeHead')
-  if (storeInstalled) patches.takeBack('_storeHeader')
-  installed = false
-  storeInstalled = false
-}
-
-module.exports = { currentWriteHead, install, uninstall }
+module.exports = { writeHead, _storeHeader, currentWriteHead, setInstalled }
