@@ -1,24 +1,17 @@
 'use strict'
 
-// The header store of a fresh response, in the form V8 reads fastest.
-//
-// On Node 20 to 24 the first setHeader() stores the headers in
-// `{ __proto__: null }`, a dictionary to V8: every end() that renders them
+// The header store of a fresh response, in V8's fast mode
+// (docs/architecture.md, "The header store"). Node 20 to 24's
+// `{ __proto__: null }` is a dictionary to V8: every end() that renders it
 // pays for a hash-table walk, a sort of the keys and a hash lookup per
-// value. An object whose prototype was set to null after it was created
-// behaves the same, in fast mode: setHeader() hands Node's own one to fill
-// where nothing can tell the two apart (a string name, a string or number
-// value, Node's setHeader() and _isLenientHeaderValidation() in place). If
-// Node throws, the response gets back the null it had.
+// value. setHeader() hands Node's own one to fill instead where nothing can
+// tell the two apart (a string name, a string or number value, Node's
+// setHeader() and _isLenientHeaderValidation() in place).
 //
 // V8 keeps an object in fast mode while the properties keyed stores add
 // fit in its in-object slots or number at most max(12, in-object slots)
-// beyond them. The size of the last response end() rendered picks the
-// store of the next: up to FAST_MAX headers an object literal's (20 to 24
-// only: 26's own store is fast-mode); up to WIDE_MAX a WideStore, 32
-// in-object slots with the prototype of Node's stores; more, Node's. On 26
-// the wrapper, a cost per call there, goes on the prototype only once a
-// WideStore is wanted.
+// beyond them. On 26 the wrapper, a cost per call there, goes on only once
+// a WideStore is wanted.
 // Refs: benchmark/RESULTS.md ("wide header stores")
 
 const http = require('node:http')
@@ -43,7 +36,7 @@ const WIDE_MAX = 64
 
 const applies = internals !== null && typeof nodeSetHeader === 'function'
 
-// Whether a throwaway `store` prints as Node's (console.log(res) shows it).
+// console.log(res) shows the store.
 function printsAsNode (store) {
   store['x-probe'] = ['x-probe', '1']
   return util.inspect(store, INSPECT) === internals.storeShown
@@ -97,6 +90,7 @@ const NODE = 2
 
 let kind = nullProto ? SMALL : NODE
 let lastWide = null
+let onWide = null
 
 // Records the size of the store being rendered, which picks the next.
 function observe (n, store) {
@@ -119,8 +113,8 @@ function learnProto (store) {
   }
 }
 
-// Whether `store` is the last WideStore setHeader() made: fast-mode unless
-// a header was removed since.
+// The last WideStore setHeader() made is fast-mode unless a header was
+// removed since.
 function isWide (store) {
   return store === lastWide
 }
@@ -130,7 +124,6 @@ function forgetWide () {
   lastWide = null
 }
 
-// ServerResponse#setHeader: Node's own, given a fast-mode store to fill.
 function setHeader (name, value) {
   // Per call: a wrapper put on OutgoingMessage later runs, with Node's store.
   const set = OutgoingMessage.prototype.setHeader
@@ -151,9 +144,7 @@ function setHeader (name, value) {
   }
 }
 
-// Set by lib/patches.js while installed: puts setHeader() on.
-let onWide = null
-
+// lib/patches.js install(): puts setHeader() on, once a WideStore is wanted.
 function setOnWide (fn) {
   onWide = fn
 }

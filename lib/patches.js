@@ -1,18 +1,16 @@
 'use strict'
 
 // The one owner of the methods the package puts on Node's prototypes and of
-// what was there before: the preload's stand-ins, install() and uninstall().
-// The other files export the replacements; only this file puts them on.
+// what was there before: the preload's stand-ins, install() and uninstall();
+// the other files export the replacements. Loaded by the preload: nothing
+// here requires http or the shim at load.
 //
 // The stand-ins hold the shim's place from the load of http until the first
 // listen(), the first call of a stand-in, or a look at the package's state:
-// a process that loads http and never serves (a test runner, a build tool)
-// does not pay for the shim, the addon and the probe's answer
-// (benchmark/startup.js). An agent that wraps ServerResponse#end meanwhile
-// wraps a stand-in, which then forwards to what settle() put in its place
-// (docs/architecture.md, "Patchers and APM agents").
-//
-// Loaded by the preload: nothing here requires http or the shim at load.
+// a process that never serves does not pay for the shim, the addon and the
+// probe (benchmark/startup.js). An agent that wraps a stand-in meanwhile
+// then calls what settle() put in its place (docs/architecture.md,
+// "Patchers and APM agents").
 
 let proto = null
 let parent = null
@@ -31,13 +29,7 @@ const LISTEN = 'tracing:net.server.listen:asyncStart'
 
 function target (name) {
   if (!settled) runDeferred()
-  let fn
-  if (settled) {
-    fn = targets.get(name)
-  } else {
-    const desc = previous.get(name)
-    fn = desc === undefined ? null : desc.value
-  }
+  const fn = settled ? targets.get(name) : previous.get(name)?.value
   return fn === null || fn === undefined ? parent[name] : fn
 }
 
@@ -64,11 +56,8 @@ const STAND_INS = {
 
 // `desc` undefined: the method was inherited, and the own property goes.
 function restore (owner, name, desc) {
-  if (desc === undefined) {
-    delete owner[name]
-  } else {
-    Object.defineProperty(owner, name, desc)
-  }
+  if (desc === undefined) delete owner[name]
+  else Object.defineProperty(owner, name, desc)
 }
 
 // Enumerable as the method it shadows (Node's are assigned): a for-in over
