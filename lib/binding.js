@@ -1,8 +1,8 @@
 'use strict'
 
-// Exports the addon, or null where it cannot be used (HTTP_ONESHOT=0 and
-// HTTP_ONESHOT_NATIVE=0 among the reasons); never throws: without it every
-// response takes Node's own path, and buildHttpMessage() has a JS version.
+// Exports the addon, or null where it cannot be used; never throws: without
+// it every response takes Node's own path, and buildHttpMessage() has a JS
+// version.
 
 const path = require('node:path')
 const util = require('node:util')
@@ -11,15 +11,14 @@ const { disabledByEnv } = require('./env.js')
 
 const debug = util.debuglog('http-oneshot')
 
-// An addon built from another version of src/binding.c lacks some of these
-// and is treated as missing.
+// An addon built from another src/binding.c lacks some: treated as missing.
 const REQUIRED = ['fill', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached', 'flags', 'errors',
   'errorNames', 'result', 'detail', 'key']
 
 let binding = null
 let loadError = null
 
-// The loadError of an addon turned off on purpose: nothing to advise.
+// Turned off on purpose: nothing to advise.
 function disabled (message) {
   const err = new Error(message)
   err.code = 'HTTP_ONESHOT_DISABLED'
@@ -80,8 +79,7 @@ if (binding === null) {
   debug('native addon loaded')
 }
 
-// null cannot carry a property: why the export is null is on this module
-// record.
+// null cannot carry a property: why it is null is on the module record.
 module.loadError = loadError
 module.loadAdvice = loadAdviceText
 module.adviceFor = loadAdvice

@@ -1,8 +1,7 @@
 'use strict'
 
-// The operator's switches. HTTP_ONESHOT=0 (off, false, no), read by the
-// preload, install() and the addon loader alike, leaves Node untouched.
-// HTTP_ONESHOT_REPORT=1 prints what the package did when the process exits.
+// The operator's switches: HTTP_ONESHOT=0 (off, false, no) leaves Node
+// untouched; HTTP_ONESHOT_REPORT=1 prints what the package did at exit.
 
 const OFF = /^(?:0|off|false|no)$/i
 

@@ -1,10 +1,8 @@
 'use strict'
 
-// The errors buildHttpMessage() throws: plain TypeError and RangeError
-// instances with the `code` and message Node's http throws for the same
-// input (lib/internal/errors.js in Node), so code that inspects `err.code`
-// or `err.message` sees no difference. Each takes `stackStart`: frames
-// above it are left out, as Node hides its internal frames.
+// The errors buildHttpMessage() throws, with the class, `code` and message
+// Node's http throws for the same input (Node's lib/internal/errors.js).
+// `stackStart`: frames above it are left out, as Node hides its own.
 
 const { format, inspect } = require('node:util')
 
@@ -80,13 +78,7 @@ function invalidHeaderValue (value, name, stackStart) {
     format('Invalid value "%s" for header "%s"', value, name), stackStart)
 }
 
-/**
- * ERR_HM_REJECTED, Error: the addon refused a response the JS validation
- * accepted; the two disagree, which is a bug.
- * @param {number} code the addon's rejection code (binding.errors)
- * @param {Function} [stackStart]
- * @returns {Error}
- */
+/** ERR_HM_REJECTED: the addon refused what the JS validation accepted (a bug). */
 function rejected (code, stackStart) {
   const name = require('./codes.js').ERROR_NAMES[code] ?? 'unknown'
   const err = codedError(Error, 'ERR_HM_REJECTED',

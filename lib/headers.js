@@ -1,33 +1,25 @@
 'use strict'
 
-// The header store of a fresh response, in the form V8 reads fastest.
-//
-// On Node 20 to 24 the first setHeader() stores the headers in
-// `{ __proto__: null }`, a dictionary to V8: every end() that renders them
+// The header store of a fresh response, in V8's fast mode
+// (docs/architecture.md, "The header store"). Node 20 to 24's
+// `{ __proto__: null }` is a dictionary to V8: every end() that renders it
 // pays for a hash-table walk, a sort of the keys and a hash lookup per
-// value. An object whose prototype was set to null after it was created
-// behaves the same, in fast mode: setHeader() hands Node's own one to fill
-// where nothing can tell the two apart (a string name, a string or number
-// value, Node's setHeader() and _isLenientHeaderValidation() in place). If
-// Node throws, the response gets back the null it had.
+// value. setHeader() hands Node's own one to fill instead where nothing can
+// tell the two apart (a string name, a string or number value, Node's
+// setHeader() and _isLenientHeaderValidation() in place).
 //
 // V8 keeps an object in fast mode while the properties keyed stores add
 // fit in its in-object slots or number at most max(12, in-object slots)
-// beyond them. The size of the last response end() rendered picks the
-// store of the next: up to FAST_MAX headers an object literal's (20 to 24
-// only: 26's own store is fast-mode); up to WIDE_MAX a WideStore, 32
-// in-object slots with the prototype of Node's stores; more, Node's. On 26
-// the wrapper, a cost per call there, goes on the prototype only once a
-// WideStore is wanted.
+// beyond them. On 26 the wrapper, a cost per call there, goes on only once
+// a WideStore is wanted.
 // Refs: benchmark/RESULTS.md ("wide header stores")
 
 const http = require('node:http')
 const util = require('node:util')
 const internals = require('./internals.js')
 const { INSPECT } = require('./protocol/answer.js')
-const patches = require('./patches.js')
 
-const { OutgoingMessage, ServerResponse } = http
+const { OutgoingMessage } = http
 // Null where a wrapper was there first: a wrapper gets Node's store.
 const nodeSetHeader = internals === null ? null : internals.setHeader
 // Called by setHeader() on 24.19+ and 26.4+ before it stores: a replaced
@@ -44,7 +36,7 @@ const WIDE_MAX = 64
 
 const applies = internals !== null && typeof nodeSetHeader === 'function'
 
-// Whether a throwaway `store` prints as Node's (console.log(res) shows it).
+// console.log(res) shows the store.
 function printsAsNode (store) {
   store['x-probe'] = ['x-probe', '1']
   return util.inspect(store, INSPECT) === internals.storeShown
@@ -98,6 +90,7 @@ const NODE = 2
 
 let kind = nullProto ? SMALL : NODE
 let lastWide = null
+let onWide = null
 
 // Records the size of the store being rendered, which picks the next.
 function observe (n, store) {
@@ -106,7 +99,7 @@ function observe (n, store) {
     kind = nullProto ? SMALL : NODE
   } else {
     kind = n <= WIDE_MAX && storeProto !== undefined ? WIDE : NODE
-    if (kind === WIDE && wanted && !patches.isPut('setHeader')) define()
+    if (kind === WIDE && onWide !== null) onWide()
   }
   lastWide = null
 }
@@ -120,8 +113,8 @@ function learnProto (store) {
   }
 }
 
-// Whether `store` is the last WideStore setHeader() made: fast-mode unless
-// a header was removed since.
+// The last WideStore setHeader() made is fast-mode unless a header was
+// removed since.
 function isWide (store) {
   return store === lastWide
 }
@@ -131,7 +124,6 @@ function forgetWide () {
   lastWide = null
 }
 
-// ServerResponse#setHeader: Node's own, given a fast-mode store to fill.
 function setHeader (name, value) {
   // Per call: a wrapper put on OutgoingMessage later runs, with Node's store.
   const set = OutgoingMessage.prototype.setHeader
@@ -152,25 +144,17 @@ function setHeader (name, value) {
   }
 }
 
-let wanted = false
-
-// At once where the stores start small (20 to 24), else when observe()
-// first wants a WideStore; never over another module's setHeader().
-function install () {
-  if (!applies || wanted) return
-  wanted = true
-  if (nullProto || kind === WIDE) define()
+// lib/patches.js install(): puts setHeader() on, once a WideStore is wanted.
+function setOnWide (fn) {
+  onWide = fn
 }
 
-function define () {
-  if (ServerResponse.prototype.setHeader !== nodeSetHeader) return
-  patches.put(ServerResponse.prototype, 'setHeader', setHeader)
+// Whether install() puts setHeader() on at once: where the stores start
+// small (20 to 24), or a WideStore is wanted already.
+function storeWanted () {
+  return nullProto || kind === WIDE
 }
 
-function uninstall () {
-  wanted = false
-  lastWide = null
-  patches.takeBack('setHeader')
+module.exports = {
+  FAST_MAX, WIDE_MAX, applies, setHeader, setOnWide, storeWanted, observe, isWide, forgetWide
 }
-
-module.exports = { FAST_MAX, WIDE_MAX, install, uninstall, observe, isWide, forgetWide }

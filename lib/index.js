@@ -1,8 +1,8 @@
 'use strict'
 
 // The public API. Loading this file loads neither node:http nor the addon,
-// so that the preload can wait for the application to load http, and the
-// kill switch loads nothing: each is required where first needed.
+// so that the preload can wait for the application to load http: each is
+// required where first needed.
 
 const util = require('node:util')
 const { disabledByEnv, reportWanted } = require('./env.js')
@@ -13,32 +13,28 @@ let shim = null
 // The shim reads Node's methods off ServerResponse.prototype as it loads:
 // with the stand-ins taken off.
 function loadShim () {
-  if (shim === null) shim = standIn().bare(() => require('./shim.js'), false)
+  if (shim === null) shim = patches().bare(() => require('./shim.js'), false)
   return shim
 }
 
-function standIn () {
+function patches () {
   return require('./patches.js')
 }
 
-// lib/binding.js exports the addon or null; why null is on its module record.
+// Why the addon is null is on lib/binding.js's module record.
 function bindingState () {
   const binding = require('./binding.js')
   const record = require.cache[require.resolve('./binding.js')]
-  return {
-    binding,
-    loadError: (record && record.loadError) || null,
-    loadAdvice: (record && record.loadAdvice) || null
-  }
+  return { binding, loadError: record?.loadError || null, loadAdvice: record?.loadAdvice || null }
 }
 
-// Why the native path is not running (stats().inactiveReason, and in words
-// for NODE_DEBUG, the install() warning and the report); null once installed.
+// Why the native path is not running, with a message for NODE_DEBUG, the
+// install() warning and the report; null once installed.
 let inactive = disabledByEnv()
   ? { reason: 'disabled', message: disabledMessage() }
   : { reason: 'not-installed', message: 'install() has not run (the preload waits for the application to load http)' }
-// Whether install() was asked for and not undone since: a probe answer
-// that arrives later installs only then.
+// install() asked for and not undone: a probe answer that arrives later
+// installs only then.
 let wanted = false
 let warned = false
 // Responses Node's own path took while the probe's answer was awaited.
@@ -53,8 +49,8 @@ function setInactive (reason, message) {
   debug('inactive (%s): %s', reason, message)
 }
 
-// Warns for an explicit install() only, once per process. The preload says
-// nothing where it stays off: NODE_DEBUG, stats() and the report say why.
+// Warns for an explicit install() only, once per process: NODE_DEBUG,
+// stats() and the report say why the preload stays off.
 function stayOff (reason, message, explicit) {
   setInactive(reason, message)
   if (!explicit || warned) return
@@ -63,7 +59,6 @@ function stayOff (reason, message, explicit) {
     'Every response takes Node\'s own path.', { code: 'HTTP_ONESHOT_INACTIVE' })
 }
 
-// Why the addon cannot serve, or null.
 function bindingProblem () {
   const { binding, loadError, loadAdvice } = bindingState()
   if (binding !== null) return null
@@ -77,12 +72,10 @@ function bindingProblem () {
   }
 }
 
-// Counted as they start: http publishes this before the 'request' event.
+// Published before the 'request' event.
 const REQUEST_START = 'http.server.request.start'
 let counting = false
-function countPending () {
-  pending++
-}
+const countPending = () => { pending++ }
 
 function countWhilePending (on) {
   if (on === counting) return
@@ -96,14 +89,13 @@ function countWhilePending (on) {
 // child that is waited for.
 function installShim (explicit) {
   countWhilePending(false)
-  standIn().settle(() => installWhereItRuns(explicit))
+  patches().settle(() => installWhereItRuns(explicit))
 }
 
-// The line first: where the shim cannot run, whatever else is in its way
-// does not matter.
+// The line first: where the shim cannot run, nothing else matters.
 function installWhereItRuns (explicit) {
   const http = require('node:http')
-  const s = loadShim()
+  loadShim()
   if (require('./internals.js') === null) {
     // Node's Date is read through its own _storeHeader(): a wrapper put
     // there first would not be called on the package's behalf.
@@ -115,14 +107,14 @@ function installWhereItRuns (explicit) {
     }
     return
   }
-  if (!s.isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
+  if (!patches().isInstalled() && Object.hasOwn(http.ServerResponse.prototype, 'end')) {
     // Another agent already defined ServerResponse#end: stay out of its way.
     const end = wrappers(false).find((w) => w.method === 'ServerResponse.prototype.end')
     stayOff('end-replaced', 'http.ServerResponse.prototype.end was already replaced by another module' +
       (end === undefined ? '' : ` (function ${end.wrapper})`), explicit)
     return
   }
-  s.install()
+  patches().install()
   inactive = null
   debug('installed')
   if (debug.enabled) {
@@ -134,27 +126,26 @@ function installWhereItRuns (explicit) {
 }
 
 // The probe child answered, or gave none (the shim then probes in this
-// process). Runs as its own task, between two responses' code: a response
-// that started on Node's path meets the shim at its next call, which
-// decides from the response's state as for any response that began before
-// install() (test/startup-cache.test.js).
+// process). Runs as a task of its own: a response that started on Node's
+// path meets the shim at its next call, which decides from the response's
+// state (test/startup-cache.test.js).
 function onProbeAnswer () {
   countWhilePending(false)
   if (!wanted || installedNow()) return
   installShim(false)
 }
 
-// install() for application code (explicit: may warn, and waits for the
-// probe where no answer is stored) and for the preload (never warns, never
-// waits: until the probe answers, responses take Node's own path).
+// `explicit` (application code): may warn, and waits for the probe where no
+// answer is stored. The preload never warns nor waits: until the probe
+// answers, responses take Node's own path.
 function activate (explicit) {
   wanted = true
-  standIn().cancel()
+  patches().cancel()
   if (installedNow()) return
   const problem = bindingProblem()
   if (problem !== null) {
     // The stand-ins give their places back to Node's methods.
-    standIn().settle(() => {})
+    patches().settle(() => {})
     stayOff(problem.reason, problem.message, explicit && problem.reason !== 'addon-disabled')
     return
   }
@@ -172,9 +163,8 @@ function activate (explicit) {
 }
 
 /**
- * Patches http.ServerResponse.prototype.end (and writeHead) so that common
- * responses go out as one Buffer in one socket write. Idempotent. Only the
- * options given are set: a later call without options keeps them.
+ * Patches http.ServerResponse.prototype so that common responses go out in
+ * one socket write. Idempotent; a later call without options keeps them.
  * @param {{ maxBodySize?: number }} [options]
  * @returns {() => void} uninstall
  */
@@ -205,15 +195,14 @@ function installFromPreload () {
   else activate(false)
 }
 
-// Runs the preload's deferred load, if it waits, so that what asks for the
-// package's state gets the answer it gives after the load.
+// What asks for the package's state gets the answer of after the load.
 function loadDeferred () {
   const preload = require('./preload.js')
   if (!preload.httpLoaded()) return
   // http may have loaded where the preload did not see it
   // (process.getBuiltinModule()).
   preload.httpSeen()
-  standIn().runDeferred()
+  patches().runDeferred()
 }
 
 function inactiveState () {
@@ -221,31 +210,25 @@ function inactiveState () {
   return inactive === null ? null : { reason: inactive.reason, message: inactive.message }
 }
 
-/**
- * Restores what install() replaced, and only that: a wrapper another module
- * put on ServerResponse#end or #writeHead since stays in place. Idempotent.
- */
+/** Restores what install() replaced, and only that (lib/patches.js). Idempotent. */
 function uninstall () {
   wanted = false
-  standIn().cancel()
+  patches().cancel()
   countWhilePending(false)
-  standIn().settle(() => {})
-  if (shim !== null && shim.isInstalled()) shim.uninstall()
+  patches().settle(() => {})
+  if (shim !== null) patches().uninstall()
   if (inactive === null || inactive.reason === 'probe-pending') setInactive('not-installed', 'uninstall() ran')
 }
 
-// The wrappers found in Node's methods' place when the shim loaded. With
-// `withFile`, the file each was defined in: the inspector, slow, for the
-// report and NODE_DEBUG only.
+// The wrappers found in Node's methods' place when the shim loaded.
+// `withFile` (the inspector, slow): for the report and NODE_DEBUG only.
 function wrappers (withFile) {
   if (shim === null) return []
   const methods = require('./node-methods.js')
   return methods.found.map(({ key, fn }) => {
-    const w = methods.describe(key, fn)
-    const file = withFile ? methods.locate(fn) : null
-    const out = { method: w.method, wrapper: w.wrapper }
-    if (withFile) out.file = file
-    out.advice = loadOrderAdvice(file)
+    const out = methods.describe(key, fn)
+    if (withFile) out.file = methods.locate(fn)
+    out.advice = loadOrderAdvice(withFile ? out.file : null)
     return out
   })
 }
@@ -261,32 +244,22 @@ function loadOrderAdvice (file) {
     'in NODE_OPTIONS, which preloads before the command line, put -r http-oneshot/register first)'
 }
 
-/**
- * Whether the patch is in place.
- * @returns {boolean}
- */
+/** Whether the patch is in place. */
 function isInstalled () {
   loadDeferred()
   return installedNow()
 }
 
 function installedNow () {
-  return shim !== null && shim.isInstalled()
+  return shim !== null && patches().isInstalled()
 }
 
-/**
- * Whether responses can take the native path: installed, the addon loaded,
- * and the Node line is one the shim reproduces.
- * @returns {boolean}
- */
+/** Whether responses can take the native path: installed, addon loaded, Node line reproduced. */
 function isActive () {
   return isInstalled() && bindingState().binding !== null && require('./internals.js') !== null
 }
 
-/**
- * Counters since load or the last resetStats(), and why the package is
- * inactive (the Stats type in index.d.ts).
- */
+/** Counters since load or resetStats(), and why inactive (index.d.ts Stats). */
 function stats () {
   loadDeferred()
   const counted = shim === null
@@ -310,23 +283,12 @@ function resetStats () {
   if (shim !== null) shim.resetStats()
 }
 
-/**
- * Null when res.end(chunk, encoding) may take the native path, else the
- * FALLBACK reason.
- */
+/** Null when res.end(chunk, encoding) may take the native path, else the FALLBACK reason. */
 function fallbackReason (res, chunk, encoding) {
   return loadShim().fallbackReason(res, chunk, encoding)
 }
 
-module.exports = {
-  install,
-  uninstall,
-  isInstalled,
-  isActive,
-  stats,
-  resetStats,
-  fallbackReason
-}
+module.exports = { install, uninstall, isInstalled, isActive, stats, resetStats, fallbackReason }
 
 // Values that need http or the addon are read on first use.
 Object.defineProperties(module.exports, {

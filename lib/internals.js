@@ -2,6 +2,13 @@
 
 // Node internals the shim reads, resolved once by feature detection; null
 // when any is missing ('unsupported-node').
+//
+// What this file builds to learn from Node's code is never an object of a
+// class the server builds too (no Writable, Socket or EventEmitter, no
+// response of a shape of its own): each would be one more hidden class at
+// the stores Node's constructors share, which V8 then turns megamorphic, on
+// Node's path too (benchmark/RESULTS.md, "what a response that falls back
+// costs").
 
 const http = require('node:http')
 const net = require('node:net')
@@ -23,13 +30,11 @@ function findSymbol (obj, description) {
 
 // Methods Node's end() reaches through `this` and the native path does not
 // call: a response on which one was replaced falls back.
-const RES_METHODS = ['writeHead', '_implicitHeader', '_storeHeader', '_send',
-  '_writeRaw', '_flushOutput']
+const RES_METHODS = ['writeHead', '_implicitHeader', '_storeHeader', '_send', '_writeRaw', '_flushOutput']
 
 // Socket methods whose calls the native path reshapes (one write instead of
 // a corked pair): an instrumented socket sees Node's own call pattern.
-const SOCKET_METHODS = ['write', 'cork', 'uncork', '_write', '_writev',
-  '_writeGeneric']
+const SOCKET_METHODS = nodeMethodsOf.METHODS.Socket
 
 // The private symbols of a ServerResponse on Node 20, plus what Node 22
 // added (its socket accessor and cork buffering). Any other symbol, but
@@ -44,16 +49,9 @@ const KNOWN_SYMBOLS = [
 // _isLenientHeaderValidation().
 const NODE24_SYMBOLS = ['kWritableFinished', 'kEndCallbacks', 'kFlushError', 'kLenientCache']
 
-// What this file builds to learn from Node's code is never an object of a
-// class the server builds too (no Writable, Socket or EventEmitter, no
-// response of a shape of its own): each would be one more hidden class at
-// the stores Node's constructors share, which V8 then turns megamorphic,
-// and every request would pay, on Node's path too (benchmark/RESULTS.md,
-// "what a response that falls back costs").
-
-// The error Node 24's onFinish() reports when the socket went away without
-// one: ERR_STREAM_DESTROYED('end'), its class taken from Writable#end after
-// destroy() on a bare WritableState (see above).
+// ERR_STREAM_DESTROYED('end'), which Node 24's onFinish() reports when the
+// socket went away without an error: its class, from Writable#end on a bare
+// destroyed WritableState.
 let DestroyedError = null
 function learnDestroyedError () {
   const state = new stream.Writable.WritableState({}, null, false)
@@ -80,15 +78,11 @@ function accessorOf (proto, key) {
 }
 
 // What the shim may read of a socket itself rather than through Node's
-// getters, each a megamorphic keyed load (every flag getter of a
-// WritableState is one closure of a shared factory); null when any of it
-// does not hold:
-// - the Writable state's bit-field symbol and needDrain's bit, found by
-//   setting the flag on a throwaway WritableState and reading it back;
-// - that net.Socket reads `destroyed`, `writable` and `writableNeedDrain`
-//   through Duplex's accessors, so that a writable socket whose constructor
-//   is net.Socket itself (not TLS, not a user's subclass) is not destroyed
-//   and needs a drain exactly when its needDrain flag says so.
+// getters, each a megamorphic keyed load; null when any of it does not
+// hold: the Writable state's bit field and needDrain's bit in it, and that
+// net.Socket reads `destroyed`, `writable` and `writableNeedDrain` through
+// Duplex's accessors, so that for a writable plain net.Socket (not TLS, not
+// a subclass) the needDrain bit says all.
 function learnWritableState () {
   const state = new stream.Writable.WritableState({}, null, false)
   const kState = findSymbol(state, 'kState')
@@ -113,14 +107,12 @@ function learnWritableState () {
   return Object.freeze({ kState, needDrain, Socket: net.Socket, handleGetter: handleAccessor.get })
 }
 
-// What the shim reads off real responses and sockets, learnt from the first
-// ones it sees: a throwaway Server or Socket built at load gives Node's
-// per-request code shapes it never sees otherwise (see above). Until then
+// Symbols learnt from the first real response and socket (a throwaway
+// Server or Socket would give Node's code shapes: see the top). Until then
 // the shim reads Node's getters and writes through socket.write().
-// - kUniqueHeaders: a server's option, copied onto each response;
-// - kHandle: what net.Socket's `_handle` getter reads;
-// - lastWriteQueueSize: net.js's record of the last asynchronous write,
-//   which a direct write the kernel took in part keeps as Node would.
+// kUniqueHeaders: a server's option copied onto each response; kHandle:
+// what net.Socket's `_handle` getter reads; lastWriteQueueSize: net.js's
+// record of the last asynchronous write, kept by a partial direct write.
 const learned = {
   pending: true,
   kUniqueHeaders: null,
@@ -131,8 +123,8 @@ const learned = {
 function learn (res) {
   const socket = res.socket
   if (learned.kUniqueHeaders === null) {
-    // A server's response without it: this line has no such option, and a
-    // symbol no response carries reads undefined, as Node's does.
+    // A served response without it: this line has no such option, and a
+    // symbol no response carries reads undefined as Node's would.
     const k = findSymbol(res, 'kUniqueHeaders')
     if (k !== null) learned.kUniqueHeaders = k
     else if (socket) learned.kUniqueHeaders = Symbol('http-oneshot no uniqueHeaders')
@@ -150,8 +142,7 @@ function learn (res) {
   if (!learned.pending) Object.freeze(learned)
 }
 
-// Whether a fresh response, as the probe saw it (responseShape()), is one
-// of a line whose outgoing path the shim reproduces.
+// Whether the probe's responseShape() is one of a line the shim reproduces.
 function shapeKnown (shape, protocolName) {
   const known = new Set(KNOWN_SYMBOLS)
   if (protocolName === 'node24') for (const name of NODE24_SYMBOLS) known.add(name)
@@ -162,9 +153,9 @@ function shapeKnown (shape, protocolName) {
   return shape.headersMap === true && shape.corked === 0 && shape.missing.length === 0
 }
 
-// The methods `names` of `proto`, or null when one is missing. One that is
-// not Node's own is null: no method is equal to it, so the native path
-// falls back (PATCHED) and the wrapper runs as without the package.
+// The methods `names` of `proto`, or null when one is missing. A wrapper
+// is kept as null: no method equals it, so the native path falls back
+// (PATCHED) and the wrapper runs as without the package.
 function methodsOf (proto, owner, names, own) {
   const methods = {}
   for (const name of names) {
@@ -175,7 +166,7 @@ function methodsOf (proto, owner, names, own) {
   return Object.freeze(methods)
 }
 
-// own(key, fn): Node's own method, or null where it is a wrapper, which is
+// own(key, fn): `fn` where it is Node's own, else null, the wrapper then
 // recorded in `found`. Every method lib/node-methods.js lists is checked at
 // once, so that `found` names each wrapper.
 function ownCheck (known, found) {
@@ -190,32 +181,31 @@ function ownCheck (known, found) {
     }
     return nodes ? fn : null
   }
-  const protos = { ServerResponse: http.ServerResponse.prototype, OutgoingMessage: http.OutgoingMessage.prototype, Socket: net.Socket.prototype }
+  const protos = nodeMethodsOf.prototypes()
   for (const owner of Object.keys(nodeMethodsOf.METHODS)) {
     for (const name of nodeMethodsOf.METHODS[owner]) own(owner + '.' + name, protos[owner][name])
   }
   return own
 }
 
-// Node's module-private utcDate() value, read through the original
-// _storeHeader on `dateProbe`, a response no socket serves: with no
-// headers, _removedConnection and no body it renders just the Date line.
+// Node's module-private utcDate() value, read through _storeHeader on
+// `dateProbe`: with no headers, _removedConnection and no body it renders
+// just the Date line.
 function dateReader (storeHeader, dateProbe) {
   // The status message first, as writeHead() sets it: the hidden class of
-  // the responses Node renders (see above).
+  // the responses Node renders (see the top).
   dateProbe.statusMessage = 'OK'
   dateProbe._removedConnection = true
   dateProbe._hasBody = false
-  function nodeDate () {
+  return function nodeDate () {
     storeHeader.call(dateProbe, '', null)
     const h = dateProbe._header
     return h.slice(6, h.length - 4)
   }
-  return nodeDate
 }
 
-// The end() protocol adapter (lib/protocol/) for the protocol the probe
-// found, with the symbols of `probe` it needs; null when one is missing.
+// The end() adapter for the protocol the probe found; null when a symbol
+// it needs is missing.
 function protocolOf (protocolName, probe) {
   if (protocolName !== 'node24') return node20
   const kEndCallbacks = findSymbol(probe, 'kEndCallbacks')
@@ -228,13 +218,9 @@ function protocolOf (protocolName, probe) {
   return node24.create({ kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError })
 }
 
-// write() with chunked framing, as the probe found it. 'node20': four
-// writes on a corked socket per chunk (Node 20, 22, 24 up to 24.21, 26 up
-// to 26.8). 'node24': chunks held on the corked response (kChunkedBuffer,
-// kChunkedLength), sent by its uncork() with four writes. Both set
-// kNeedDrain when the socket asks to wait. null: neither, or a symbol is
-// missing.
-function writeProtocolOf (probedWrite, kNeedDrain, kChunkedBuffer, kChunkedLength) {
+// The chunked write() protocol the probe found (docs/protocols.md), or
+// null where a symbol it needs is missing.
+function writeProtocolOf (probedWrite, { kNeedDrain, kChunkedBuffer, kChunkedLength }) {
   const OM = http.OutgoingMessage
   if (kNeedDrain === null || typeof OM.prototype.write !== 'function') return null
   if (probedWrite === 'node20') return 'node20'
@@ -245,7 +231,6 @@ function writeProtocolOf (probedWrite, kNeedDrain, kChunkedBuffer, kChunkedLengt
   return null
 }
 
-// What ServerResponse's constructor reads of its request.
 const PROBE_REQUEST = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 }
 
 // The probe's answer for Node's own methods, or null when it found no end()
@@ -263,8 +248,7 @@ function probedNode (SR, OM) {
   return probed
 }
 
-// The private symbols the native path reads, found on `probe`, a response
-// no socket serves; null where this Node has no such symbol.
+// null where this Node has no such symbol.
 function symbolsOf (probe) {
   return {
     kOutHeaders: findSymbol(probe, 'kOutHeaders'),
@@ -282,8 +266,8 @@ function symbolsOf (probe) {
   }
 }
 
-// Node's methods the native path compares with a response's and socket's
-// own, or null when one, or end() or _finish(), is missing.
+// Node's methods the native path compares with a response's and socket's,
+// or null when one is missing.
 function nodeMethods (SR, OM, own) {
   const resMethods = methodsOf(SR.prototype, 'ServerResponse', RES_METHODS, own)
   const socketMethods = methodsOf(net.Socket.prototype, 'Socket', SOCKET_METHODS, own)
@@ -294,8 +278,6 @@ function nodeMethods (SR, OM, own) {
   return { resMethods, socketMethods }
 }
 
-// The one frozen object every file of the native path reads; null when
-// anything does not hold.
 function resolve () {
   const SR = http.ServerResponse
   const OM = http.OutgoingMessage
@@ -305,8 +287,7 @@ function resolve () {
   // Wrappers found where Node's methods should be (an agent loaded first).
   const own = ownCheck(probed.sources ?? null, nodeMethodsOf.found)
 
-  // A response no socket serves, built as the server builds each one (see
-  // above). Its request is only read.
+  // Built as the server builds each response (see the top).
   const probe = new SR(PROBE_REQUEST)
   const symbols = symbolsOf(probe)
   if (symbols.kOutHeaders === null || symbols.kCorked === null) return null
@@ -320,30 +301,21 @@ function resolve () {
   const socketState = learnWritableState()
   const protocol = protocolOf(probed.protocol, probe)
   if (protocol === null) return null
-  const writeProtocol = writeProtocolOf(probed.write, symbols.kNeedDrain, symbols.kChunkedBuffer,
-    symbols.kChunkedLength)
+  const writeProtocol = writeProtocolOf(probed.write, symbols)
   const shape = probed.shape
 
   return Object.freeze({
     protocol,
-    kLenientCache: symbols.kLenientCache,
-    kRejectNonStandardBodyWrites: symbols.kRejectNonStandardBodyWrites,
-    kOutHeaders: symbols.kOutHeaders,
-    // setHeader() stores headers in a plain object with a null prototype
-    // (Node 20 to 24; 26 has a class of its own): see lib/headers.js.
+    ...symbols,
+    // Node 20 to 24; 26 has a class of its own (lib/headers.js).
     nullProtoHeaders: shape.nullProtoHeaders === true,
-    // How util.inspect() prints such a store holding one header (x-probe:
-    // 1), or null: a store the shim makes must print alike.
+    // How util.inspect() prints Node's store: the shim's must print alike.
     storeShown: typeof shape.storeShown === 'string' ? shape.storeShown : null,
     socketState,
     learned,
     learn,
-    kCorked: symbols.kCorked,
     chunkedWrite: writeProtocol === 'node20',
     chunkedUncork: writeProtocol === 'node24',
-    kNeedDrain: symbols.kNeedDrain,
-    kChunkedBuffer: symbols.kChunkedBuffer,
-    kChunkedLength: symbols.kChunkedLength,
     // Node's own OutgoingMessage methods (null: a wrapper is there).
     end: own('OutgoingMessage.end', OM.prototype.end),
     write: own('OutgoingMessage.write', OM.prototype.write),
@@ -352,8 +324,7 @@ function resolve () {
     isLenient: typeof OM.prototype._isLenientHeaderValidation === 'function'
       ? own('OutgoingMessage._isLenientHeaderValidation', OM.prototype._isLenientHeaderValidation)
       : undefined,
-    resMethods: methods.resMethods,
-    socketMethods: methods.socketMethods,
+    ...methods,
     Socket: net.Socket,
     nodeDate
   })
@@ -362,8 +333,6 @@ function resolve () {
 let internals = null
 try {
   internals = resolve()
-} catch {
-  internals = null
-}
+} catch {}
 
 module.exports = internals

@@ -1,12 +1,9 @@
 'use strict'
 
 // Which of the methods the package replaces, calls or compares with are
-// Node's own in this process: a wrapper an APM agent put on first must run
-// as it would without the package (docs/architecture.md, "Wrappers put on
-// before install"). Node's own are known by a hash of their source text,
-// which the probe child, the same binary with no preload, reports. A bound
-// or native function prints `[native code]`; Function.prototype.toString is
-// called directly, so that a wrapper's own toString() is not asked.
+// Node's own, by a hash of their source text that the probe child reports
+// (docs/architecture.md, "Patchers and APM agents"). Function.prototype.toString
+// is called directly: a wrapper's own toString() is not asked.
 
 const { hash } = require('./protocol/cache.js')
 
@@ -27,6 +24,7 @@ function fingerprint (fn) {
   return typeof fn === 'function' ? hash(toString.call(fn)) : null
 }
 
+/** The prototypes METHODS names, by name. */
 function prototypes () {
   const http = require('node:http')
   return {
@@ -36,10 +34,7 @@ function prototypes () {
   }
 }
 
-/**
- * The fingerprint of every method of METHODS: what the probe child reports.
- * @returns {Record<string, string|null>} keyed `ServerResponse.writeHead`
- */
+/** What the probe child reports: each method's fingerprint, keyed `ServerResponse.writeHead`. */
 function sources () {
   const protos = prototypes()
   const out = {}
@@ -61,10 +56,7 @@ function isNodes (known, key, fn) {
   return typeof expected === 'string' && fingerprint(fn) === expected
 }
 
-/**
- * Where a wrapper stands, for stats(), NODE_DEBUG and the exit report.
- * @returns {{ method: string, wrapper: string }}
- */
+/** Where a wrapper stands, for stats(), NODE_DEBUG and the exit report. */
 function describe (key, fn) {
   const dot = key.indexOf('.')
   return {
@@ -127,4 +119,4 @@ function locate (fn) {
   return where
 }
 
-module.exports = { METHODS, sources, isNodes, describe, holder, locate, found }
+module.exports = { METHODS, prototypes, sources, isNodes, describe, holder, locate, found }

@@ -1,19 +1,17 @@
 'use strict'
 
-// The one owner of the methods the package puts on ServerResponse.prototype
-// and of what was there before: the preload's stand-ins, and put() /
-// takeBack() for install() and uninstall().
+// The one owner of the methods the package puts on Node's prototypes and of
+// what was there before: the preload's stand-ins, install() and uninstall();
+// the other files export the replacements. Loaded by the preload: nothing
+// here requires http or the shim at load.
 //
 // The stand-ins hold the shim's place from the load of http until the first
 // listen(), the first call of a stand-in, or a look at the package's state:
-// a process that loads http and never serves (a test runner, a build tool)
-// does not pay tens of milliseconds of CPU for the shim, the addon and the
-// probe's answer (benchmark/startup.js). An agent that wraps
-// ServerResponse#end meanwhile wraps a stand-in, which then forwards to
-// what settle() put in its place (docs/architecture.md, "Patchers and APM
-// agents").
+// a process that never serves does not pay for the shim, the addon and the
+// probe (benchmark/startup.js). An agent that wraps a stand-in meanwhile
+// then calls what settle() put in its place (docs/architecture.md,
+// "Patchers and APM agents").
 
-// Read by defer(): requiring http at load would let the preload see it load.
 let proto = null
 let parent = null
 
@@ -31,18 +29,13 @@ const LISTEN = 'tracing:net.server.listen:asyncStart'
 
 function target (name) {
   if (!settled) runDeferred()
-  const fn = settled ? targets.get(name) : original(name)
+  const fn = settled ? targets.get(name) : previous.get(name)?.value
   return fn === null || fn === undefined ? parent[name] : fn
 }
 
-function original (name) {
-  const desc = previous.get(name)
-  return desc === undefined ? null : desc.value
-}
-
-// Each with the method's name and parameters (and, as Node's, a
-// prototype). The arguments go on as they came, their number included: a
-// wrapper beneath sees the call it would see without the stand-in.
+// Named and shaped as Node's methods. The arguments go on as they came,
+// their number included: a wrapper beneath sees the call it would see
+// without the stand-in.
 const STAND_INS = {
   end: function end (chunk, encoding, callback) {
     return target('end').apply(this, arguments)
@@ -60,21 +53,15 @@ const STAND_INS = {
     return target('uncork').apply(this, arguments)
   }
 }
-const NAMES = Object.keys(STAND_INS)
 
-// Defines `desc` as `owner[name]`, or deletes the own property where
-// `desc` is undefined (the method was inherited).
+// `desc` undefined: the method was inherited, and the own property goes.
 function restore (owner, name, desc) {
-  if (desc === undefined) {
-    delete owner[name]
-  } else {
-    Object.defineProperty(owner, name, desc)
-  }
+  if (desc === undefined) delete owner[name]
+  else Object.defineProperty(owner, name, desc)
 }
 
-// Defines `fn` as `owner[name]` as it looks to code that walks the
-// prototype (for-in over a response): writable, configurable, and
-// enumerable as the method it shadows (Node's are assigned).
+// Enumerable as the method it shadows (Node's are assigned): a for-in over
+// a response sees the same keys.
 function define (owner, name, fn) {
   let enumerable = true
   for (let p = owner; p !== null; p = Object.getPrototypeOf(p)) {
@@ -97,9 +84,11 @@ function httpModule () {
     : require('node:http')
 }
 
-// Defers `load` and puts the stand-ins in place, unless another module
-// defined ServerResponse#end first (the load then says so). Methods defined
-// as accessors are left alone.
+/**
+ * Defers `load` to the first listen() and puts the stand-ins in place,
+ * unless another module defined ServerResponse#end first (the load then
+ * says so). Methods defined as accessors are left alone.
+ */
 function defer (load) {
   if (deferred !== null || placed) return
   deferred = load
@@ -107,7 +96,7 @@ function defer (load) {
   parent = Object.getPrototypeOf(proto)
   require('node:diagnostics_channel').subscribe(LISTEN, onListen)
   if (Object.hasOwn(proto, 'end')) return
-  for (const name of NAMES) {
+  for (const name of Object.keys(STAND_INS)) {
     const own = Object.getOwnPropertyDescriptor(proto, name)
     if (own !== undefined && (!Object.hasOwn(own, 'value') || !own.configurable)) continue
     previous.set(name, own)
@@ -132,18 +121,20 @@ function runDeferred () {
   load()
 }
 
-// install() or uninstall() ran.
+/** Forgets the deferred load: install() or uninstall() ran. */
 function cancel () {
   if (deferred === null) return
   deferred = null
   require('node:diagnostics_channel').unsubscribe(LISTEN, onListen)
 }
 
-// Runs `fn` with ServerResponse.prototype as it was before defer(): the
-// stand-ins, and whatever another module put over them, are taken off while
-// it runs, then put back, except a stand-in whose place `fn` took. With
-// `settle`, each stand-in's place goes to what `fn` left there, and a
-// wrapper put over a stand-in forwards from then on to that.
+/**
+ * Runs `fn` with ServerResponse.prototype as it was before defer(): the
+ * stand-ins, and whatever another module put over them, are taken off while
+ * it runs, then put back, except a stand-in whose place `fn` took. With
+ * `settle`, each stand-in's place goes to what `fn` left there, and a
+ * wrapper put over a stand-in forwards from then on to that.
+ */
 function bare (fn, settle) {
   if (!placed || settled) return fn()
   const held = []
@@ -167,23 +158,19 @@ function settle (fn) {
   return bare(fn, true)
 }
 
-// name -> { owner, fn, previous }: previous is the own descriptor put()
-// replaced (undefined: the method was inherited).
+// What install() put: name -> { owner, fn, previous }, `previous` the own
+// descriptor it replaced (undefined: inherited).
 const installed = new Map()
+let active = false
 
-/** Puts `fn` as `owner[name]` and remembers what was there. */
 function put (owner, name, fn) {
   const previous = Object.getOwnPropertyDescriptor(owner, name)
   define(owner, name, fn)
   installed.set(name, { owner, fn, previous })
 }
 
-/**
- * Restores what put() replaced under `name` if the package's method is
- * still there (a wrapper put on since stays, and may still call the
- * package's method, which then defers to what it replaced); forgets it
- * either way.
- */
+// A wrapper put on since stays, and may still call the package's method,
+// which then defers to what it replaced.
 function takeBack (name) {
   const p = installed.get(name)
   if (p === undefined) return
@@ -192,9 +179,71 @@ function takeBack (name) {
   if (own !== undefined && own.value === p.fn) restore(p.owner, name, p.previous)
 }
 
-/** Whether put() put a method under `name` that takeBack() has not taken. */
-function isPut (name) {
-  return installed.has(name)
+/**
+ * Puts the package's methods on ServerResponse.prototype, each only over
+ * Node's own: end(); writeHead(), or _storeHeader() beneath a writeHead()
+ * another module put there first; write() and uncork() where the probe
+ * found the chunked write they reproduce; setHeader() where a fast-mode
+ * store is wanted (lib/headers.js). Idempotent; where the native path can
+ * never run, Node's methods stay untouched: a wrapper would only cost time.
+ */
+function install () {
+  if (active) return
+  const internals = require('./internals.js')
+  if (internals === null || require('./binding.js') === null) return
+  const shim = require('./shim.js')
+  const writeHead = require('./write-head.js')
+  const headers = require('./headers.js')
+  const res = httpModule().ServerResponse.prototype
+  const { resMethods } = internals
+  put(res, 'end', shim.end)
+  if (res.writeHead === resMethods.writeHead) {
+    put(res, 'writeHead', writeHead.writeHead)
+  } else if (res._storeHeader === resMethods._storeHeader) {
+    put(res, '_storeHeader', writeHead._storeHeader)
+  }
+  writeHead.setInstalled(installed.has('writeHead'), installed.has('_storeHeader'))
+  if (internals.chunkedWrite && res.write === internals.write) put(res, 'write', shim.write)
+  if (internals.chunkedUncork && res.uncork === internals.uncork) put(res, 'uncork', shim.uncork)
+  require('./decide.js').setEndMethods(res.uncork, res._storeHeader)
+  if (headers.applies) {
+    // On 26, where Node's store is fast-mode, once a WideStore is wanted.
+    const putSetHeader = () => {
+      if (!installed.has('setHeader') && res.setHeader === internals.setHeader) {
+        put(res, 'setHeader', headers.setHeader)
+      }
+    }
+    headers.setOnWide(putSetHeader)
+    if (headers.storeWanted()) putSetHeader()
+  }
+  shim.setInstalled(true)
+  active = true
 }
 
-module.exports = { defer, runDeferred, cancel, bare, settle, STAND_INS, put, takeBack, isPut }
+/**
+ * Restores what install() put, and only that: a wrapper another module put
+ * on since stays (dropping it would be silent). Idempotent.
+ */
+function uninstall () {
+  if (!active) return
+  const internals = require('./internals.js')
+  takeBack('end')
+  takeBack('writeHead')
+  takeBack('_storeHeader')
+  require('./write-head.js').setInstalled(false, false)
+  takeBack('write')
+  takeBack('uncork')
+  require('./decide.js').setEndMethods(internals.uncork, internals.resMethods._storeHeader)
+  const headers = require('./headers.js')
+  headers.setOnWide(null)
+  headers.forgetWide()
+  takeBack('setHeader')
+  require('./shim.js').setInstalled(false)
+  active = false
+}
+
+function isInstalled () {
+  return active
+}
+
+module.exports = { defer, runDeferred, cancel, bare, settle, STAND_INS, install, uninstall, isInstalled }

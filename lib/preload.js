@@ -1,17 +1,16 @@
 'use strict'
 
-// `-r` / `--import http-oneshot/register`: nothing at startup but watch for
-// the application's first load of Node's HTTP server, and install then,
-// before the application's code sees the module. Loading this file loads
-// neither http nor the addon, so a process that never serves HTTP (npm, a
-// build tool under NODE_OPTIONS) runs exactly as without it.
+// `-r` / `--import http-oneshot/register`: watches for the application's
+// first load of Node's HTTP server and installs then, before its code sees
+// the module. Loading this file loads neither http nor the addon: a process
+// that never serves HTTP (npm, a build tool under NODE_OPTIONS) runs as
+// without it.
 //
 // The load is seen as APM agents see it: require() through a wrapper of
 // Module._load; import through module.registerHooks (Node 24+) or, before
 // 24 and for an ESM entry point only, module.register (lib/esm-hooks.mjs),
-// whose hooks thread costs tens of milliseconds of CPU
-// (benchmark/startup.js); anything else at the first request a server
-// receives, so that no server runs unpatched.
+// whose hooks thread costs start-up time (benchmark/startup.js); anything
+// else at the first request a server receives.
 
 const dc = require('node:diagnostics_channel')
 const Module = require('node:module')
@@ -28,7 +27,6 @@ let done = false
 let originalLoad = null
 let hooks = null
 
-/** Whether node:http is loaded. */
 function httpLoaded () {
   const list = process.moduleLoadList
   return Array.isArray(list) && list.includes('NativeModule _http_server')
@@ -47,9 +45,7 @@ function loadPackage () {
   require('./index.js').installFromPreload()
 }
 
-function onRequestStart () {
-  fire(true)
-}
+const onRequestStart = () => fire(true)
 
 // Fires before the load it sees: an agent's hook that patches http as it
 // loads then wraps the stand-ins, as when it loads after the package.
@@ -88,15 +84,11 @@ function isESMEntry (file) {
   }
 }
 
-/**
- * Watches for the application's first load of http and installs then
- * (at once when http is already loaded). Idempotent.
- */
+/** Installs at the application's first load of http (at once if loaded). Idempotent. */
 function hook () {
   if (hooked) return
   hooked = true
-  // Without either variable, as in most processes, lib/env.js is not even
-  // loaded: each file loaded costs start-up.
+  // lib/env.js only where either is set: each file loaded costs start-up.
   const env = process.env
   if (env.HTTP_ONESHOT !== undefined || env.HTTP_ONESHOT_REPORT !== undefined) {
     const { disabledByEnv, reportWanted } = require('./env.js')

@@ -4,13 +4,9 @@
 
 const http = require('node:http')
 const util = require('node:util')
-const binding = require('./binding.js')
 const internals = require('./internals.js')
 const decide = require('./decide.js')
 const render = require('./render.js')
-const writeHeadShim = require('./write-head.js')
-const headers = require('./headers.js')
-const patches = require('./patches.js')
 const { FLAGS } = require('./codes.js')
 const { FALLBACK, REASON } = require('./rules.js')
 const {
@@ -63,7 +59,7 @@ function releaseMessage () {
 
 const { byteLength } = Buffer // the global Buffer is a getter
 
-const { ServerResponse, OutgoingMessage } = http
+const { OutgoingMessage } = http
 // Null where a wrapper was there before install(): no method equals them then.
 const { end: legacyEnd, write: legacyWrite, uncork: legacyUncork } = internals === null ? {} : internals
 
@@ -410,35 +406,12 @@ const heldTail = internals !== null && internals.chunkedUncork === true && inter
 const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === true &&
   internals.protocol.name === 'node20')
 
+// Set by lib/patches.js install()/uninstall(): after uninstall() a wrapper
+// that captured a replacement still calls it, and Node's method then runs.
 let installed = false
 
-// Where the native path can never run, a wrapper would only cost every response.
-const canRun = binding !== null && internals !== null
-
-function install () {
-  if (installed || !canRun) return
-  const proto = ServerResponse.prototype
-  patches.put(proto, 'end', end)
-  writeHeadShim.install()
-  if (internals.chunkedWrite && proto.write === legacyWrite) patches.put(proto, 'write', write)
-  if (internals.chunkedUncork && proto.uncork === legacyUncork) patches.put(proto, 'uncork', uncork)
-  decide.setEndMethods(proto.uncork, proto._storeHeader)
-  headers.install()
-  installed = true
-}
-
-// Restores what install() replaced, and only that: a method another module
-// put on since (an APM agent's wrapper) stays, as dropping it would be
-// silent; it may still call the shim's end(), which is what it wrapped.
-function uninstall () {
-  if (!installed) return
-  patches.takeBack('end')
-  writeHeadShim.uninstall()
-  patches.takeBack('write')
-  patches.takeBack('uncork')
-  decide.setEndMethods(legacyUncork, internals.resMethods._storeHeader)
-  headers.uninstall()
-  installed = false
+function setInstalled (on) {
+  installed = on
 }
 
 module.exports = {
@@ -449,9 +422,9 @@ module.exports = {
     return reason === REASON.BODY_DROPPED ? null : reason
   },
   end,
-  install,
-  uninstall,
-  isInstalled: () => installed,
+  write,
+  uncork,
+  setInstalled,
   stats, // for tests; lib/index.js reads counts()
   resetStats,
   counts

@@ -1,30 +1,27 @@
 'use strict'
 
-// ServerResponse#writeHead while the shim is installed: lib/render.js,
-// else Node's. lib/decide.js asks it which writeHead a pristine response has.
+// The replacements of ServerResponse#writeHead, or of #_storeHeader beneath
+// another module's writeHead(): lib/render.js, else Node's.
 
 const http = require('node:http')
 const internals = require('./internals.js')
 const render = require('./render.js')
-const patches = require('./patches.js')
 const { httpDebug } = require('./rules.js')
 
-const { ServerResponse, OutgoingMessage } = http
-// Null keeps the load safe where lib/internals.js did not resolve.
+const { OutgoingMessage } = http
 const resWriteHead = internals === null ? null : internals.resMethods.writeHead
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
 // Node's writeHead() renders through this._storeHeader(): a wrapper of it
 // must run, so Node's writeHead() does.
 const resStoreHeader = internals === null ? null : internals.resMethods._storeHeader
 
-// Whether writeHead() is ServerResponse.prototype's; whether _storeHeader()
-// is, beneath another module's writeHead().
+// Which of the two lib/patches.js put on. After uninstall() a wrapper that
+// captured one still calls it: Node's then runs.
 let installed = false
 let storeInstalled = false
 
-// lib/render.js, else Node's writeHead with the same arguments or, once
-// values were read, ones that hand Node those values. After uninstall() a
-// wrapper that captured it still calls it: Node's then runs.
+// Once values were read, Node's writeHead() gets ones that hand it those
+// values.
 function writeHead (statusCode, reason, obj) {
   if (installed && !httpDebug && this._storeHeader === resStoreHeader) {
     if (internals.learned.pending) internals.learn(this)
@@ -37,16 +34,10 @@ function writeHead (statusCode, reason, obj) {
   return resWriteHead.apply(this, arguments)
 }
 
-/**
- * ServerResponse#_storeHeader where a wrapper was in writeHead()'s place
- * when the package installed (an APM agent loaded first: Elastic APM's):
- * Node's writeHead(), which the wrapper calls, has checked and set the
- * status and settled the headers (the object given, or the store it merged
- * it into), and hands them here with the status line; the renderers take
- * them as they take writeHead()'s, and the block goes to end() as theirs
- * does. Anything else, and what they leave, is Node's _storeHeader().
- */
-// Named as Node's, as the package's other methods are.
+// Where a wrapper was in writeHead()'s place at install (Elastic APM's):
+// Node's writeHead(), which the wrapper calls, has checked and set the
+// status and settled the headers, and hands them here with the status
+// line; the renderers take them as writeHead()'s. Named as Node's.
 function _storeHeader (firstLine, headers) {
   // What it shadows: a wrapper of OutgoingMessage#_storeHeader put on since
   // install() runs, and Node's renders.
@@ -73,30 +64,14 @@ function statusLine (res) {
   return 'HTTP/1.1 ' + res.statusCode + ' ' + res.statusMessage + '\r\n'
 }
 
+// What a pristine response's writeHead is (lib/decide.js).
 function currentWriteHead () {
   return installed ? writeHead : resWriteHead
 }
 
-// Over Node's own writeHead(); where a method another module put there
-// first stays, _storeHeader() beneath it, over Node's own.
-function install () {
-  if (installed || storeInstalled) return
-  const proto = ServerResponse.prototype
-  if (proto.writeHead === resWriteHead) {
-    patches.put(proto, 'writeHead', writeHead)
-    installed = true
-  } else if (proto._storeHeader === resStoreHeader && resStoreHeader !== null) {
-    patches.put(proto, '_storeHeader', _storeHeader)
-    storeInstalled = true
-  }
+function setInstalled (writeHeadPut, storeHeaderPut) {
+  installed = writeHeadPut
+  storeInstalled = storeHeaderPut
 }
 
-// A wrapper another module installed since stays.
-function uninstall () {
-  if (installed) patches.takeBack('writeHead')
-  if (storeInstalled) patches.takeBack('_storeHeader')
-  installed = false
-  storeInstalled = false
-}
-
-module.exports = { currentWriteHead, install, uninstall }
+module.exports = { writeHead, _storeHeader, currentWriteHead, setInstalled }

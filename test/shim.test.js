@@ -15,6 +15,7 @@ const t = require('tap')
 
 const oneshot = require('../lib/index.js')
 const shim = require('../lib/shim.js')
+const patches = require('../lib/patches.js')
 const { setMaxBodySize, maxBodySize } = require('../lib/decide.js')
 const { DEFAULT_MAX_BODY } = require('../lib/rules.js')
 const { directStats } = require('../lib/send.js')
@@ -173,16 +174,16 @@ t.test('install() and uninstall()', async t => {
     oneshot.uninstall()
   })
 
-  // lib/shim.js keeps whatever descriptor was there; index.js install()
-  // refuses in that case (next test), so this goes through the shim module.
-  t.test('shim.install() restores an existing own descriptor exactly', async t => {
+  // lib/patches.js keeps whatever descriptor was there; index.js install()
+  // refuses in that case (next test), so this goes through lib/patches.js.
+  t.test('patches.install() restores an existing own descriptor exactly', async t => {
     function foreignEnd () { return OutgoingMessage.prototype.end.apply(this, arguments) }
     const desc = { value: foreignEnd, writable: false, enumerable: true, configurable: true }
     Object.defineProperty(ServerResponse.prototype, 'end', desc)
     try {
-      shim.install()
+      patches.install()
       t.equal(ServerResponse.prototype.end, shimActive ? shim.end : foreignEnd)
-      shim.uninstall()
+      patches.uninstall()
       t.strictSame(Object.getOwnPropertyDescriptor(ServerResponse.prototype, 'end'), desc)
     } finally {
       delete ServerResponse.prototype.end

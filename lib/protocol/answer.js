@@ -4,7 +4,7 @@
 // by an earlier process. Apart from probe.js so that a process whose answer
 // is stored never loads the probe: a file loaded stays in the heap, and a
 // few hundred KiB more live heap can make V8 collect the old generation
-// twice as often (benchmark/RESULTS.md, static files).
+// more often (benchmark/RESULTS.md, static files).
 
 const cache = require('./cache.js')
 
@@ -30,8 +30,8 @@ const INSPECT = Object.freeze({
 let known
 let key = null
 
-// undefined when not known yet, and always under HTTP_ONESHOT_PROBE=inline
-// (which neither reads nor stores an answer).
+// Always undefined under HTTP_ONESHOT_PROBE=inline, which neither reads nor
+// stores an answer.
 function knownAnswer () {
   if (known !== undefined || process.env.HTTP_ONESHOT_PROBE === 'inline') return known
   try {
@@ -48,11 +48,16 @@ function remember (answer) {
   known = answer
 }
 
+// An answer from a child, in the form probeIsolated() returns.
+function asProbed (answer, cached) {
+  const { protocol, shape, write, sources } = answer
+  return { protocol, shape, write, sources, isolated: true, cached }
+}
+
 // The stored answer in the form probeIsolated() returns, or null.
 function storedAnswer () {
   const stored = knownAnswer()
-  if (stored === undefined) return null
-  return { protocol: stored.protocol, shape: stored.shape, write: stored.write, sources: stored.sources, isolated: true, cached: true }
+  return stored === undefined ? null : asProbed(stored, true)
 }
 
-module.exports = { knownAnswer, remember, storedAnswer, INSPECT }
+module.exports = { knownAnswer, remember, storedAnswer, asProbed, INSPECT }

@@ -1,13 +1,9 @@
 'use strict'
 
-// The probe's answer, remembered per Node binary on disk so that a process
-// does not run the probe child again at start-up: a JSON file holding the
-// answer and its key, which names all the answer depends on (the binary,
-// what it was built as, the probe file). An entry is used only where its
-// key equals the reader's, so that another binary, a rebuilt one or a
-// changed probe never reuses an answer; anything unreadable or malformed
-// counts as none. A directory that cannot be written is skipped; where
-// none can be, the answer lives in memory only.
+// The probe's answer on disk per Node binary (docs/protocols.md, "Where the
+// probe runs"): a JSON file holding the answer and its key, which names all
+// the answer depends on. An entry is used only where its key equals the
+// reader's; anything unreadable or malformed counts as none.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -39,20 +35,18 @@ function probeFile () {
 }
 
 function binaryKey (execPath = process.execPath) {
-  let st = null
+  let st = { size: null, mtimeMs: null, ino: null, dev: null }
   try {
     st = fs.statSync(execPath)
-  } catch {
-    st = null
-  }
+  } catch {}
   return JSON.stringify({
     format: FORMAT,
     version: process.version,
     execPath,
-    size: st === null ? null : st.size,
-    mtimeMs: st === null ? null : st.mtimeMs,
-    ino: st === null ? null : st.ino,
-    dev: st === null ? null : st.dev,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ino: st.ino,
+    dev: st.dev,
     platform: process.platform,
     arch: process.arch,
     config: hash(JSON.stringify(process.config)),
@@ -86,9 +80,7 @@ function cacheDirs (env = process.env) {
     let home = ''
     try {
       home = os.homedir()
-    } catch {
-      home = ''
-    }
+    } catch {}
     if (home) dirs.push({ dir: path.join(home, '.cache', 'http-oneshot'), own: false })
   }
   const local = packageCacheDir()

@@ -1,22 +1,15 @@
 'use strict'
 
-// Classifies, by behaviour, the protocol of Node's own
-// OutgoingMessage#end and #write on an HTTP/1.1 ServerResponse: 'node20',
-// 'node24' or null, as docs/protocols.md ("What the probe classifies")
-// describes each.
-//
-// The probe runs Node's own methods on a response built on a fake request
-// and a recording fake socket, synchronously: the socket stores the write
-// callbacks and the probe runs them itself, as Writable's afterWrite would
-// (cb(null)) or as onwriteError would (cb(err)). Nothing global changes:
-// sendDate is off (no utcDate() cache or timer), keep-alive is off (no
-// keep-alive header cache on 26.12+), the reason phrase is not the default
-// one (no status line cache on 26.12+), and when a diagnostics_channel
-// subscriber listens for 'http.server.response.created' the response is
-// built without running ServerResponse's constructor body, so that the
-// subscriber never sees the probe's response. The one leftover is the
-// process.nextTick() by which 'node24' delivers an end() callback after a
-// flush error: it calls a function of this module that does nothing.
+// Classifies Node's own OutgoingMessage#end and #write by behaviour:
+// 'node20', 'node24' or null (docs/protocols.md, "What the probe
+// classifies"). It runs them synchronously on a response with a fake
+// request and a recording socket, and runs the write callbacks itself, as
+// Writable's afterWrite (cb(null)) or onwriteError (cb(err)) would.
+// Nothing global changes: no Date (utcDate()'s cache and timer), no
+// keep-alive and no default reason phrase (26.12+ caches both), and no
+// 'http.server.response.created' subscriber sees the response. The one
+// leftover: 'node24' defers an end() callback after a flush error with
+// process.nextTick(), to a function that does nothing.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -40,52 +33,30 @@ function symbolNames (obj) {
   return Object.getOwnPropertySymbols(obj).map((sym) => sym.description)
 }
 
-function fakeRequest () {
-  return {
-    method: 'GET',
-    url: '/',
-    httpVersionMajor: 1,
-    httpVersionMinor: 1,
-    headers: {},
-    rawHeaders: []
-  }
-}
-
-// A ServerResponse on the fake request. Constructing one publishes it on
-// 'http.server.response.created' (Node 24+); with a subscriber there the
-// instance is made by OutgoingMessage's constructor alone, with the fields
-// ServerResponse's constructor sets on an HTTP/1.1 GET.
+// Constructing a ServerResponse publishes it on
+// 'http.server.response.created' (Node 24+): with a subscriber there,
+// OutgoingMessage's constructor alone makes it, with the fields
+// ServerResponse's sets on an HTTP/1.1 GET.
 function newResponse (SR, OM) {
-  const req = fakeRequest()
+  const req = { method: 'GET', url: '/', httpVersionMajor: 1, httpVersionMinor: 1, headers: {}, rawHeaders: [] }
   const channel = dc.channel('http.server.response.created')
   if (!channel.hasSubscribers) return new SR(req)
-  const res = Reflect.construct(OM, [], SR)
-  res.req = req
-  res.sendDate = true
-  res._sent100 = false
-  res._expect_continue = false
-  return res
+  return Object.assign(Reflect.construct(OM, [], SR), { req, sendDate: true, _sent100: false, _expect_continue: false })
 }
 
 function noop () {}
 
-// A socket that records cork(), uncork() and write() calls and keeps the
-// write callbacks. Writes made while corked are buffered (writableLength
-// counts them) and flushed by the uncork that clears the cork, as a fast
-// net.Socket whose handle takes every write at once.
+// Records cork(), uncork() and write() and keeps the write callbacks; as a
+// net.Socket whose handle takes every write at once, it buffers while
+// corked and flushes at the uncork that clears the cork.
 function fakeSocket () {
   const socket = new EventEmitter()
   const state = { corked: 0 }
   const calls = []
   const writes = []
   let buffered = 0
-  socket._httpMessage = null
-  socket.writable = true
-  socket.destroyed = false
-  socket.errored = null
-  socket._hadError = false
-  socket.writableHighWaterMark = 16384
-  socket._writableState = state
+  const fields = { _httpMessage: null, writable: true, destroyed: false, errored: null, _hadError: false }
+  Object.assign(socket, fields, { writableHighWaterMark: 16384, _writableState: state })
   Object.defineProperty(socket, 'writableCorked', { get: () => state.corked })
   Object.defineProperty(socket, 'writableLength', { get: () => buffered })
   socket.cork = function cork () {
@@ -109,16 +80,13 @@ function fakeSocket () {
       callback: typeof callback === 'function' ? callback : null,
       corked: state.corked
     })
-    const length = typeof chunk === 'string' ? chunk.length : chunk.byteLength
-    if (state.corked > 0) buffered += length
+    if (state.corked > 0) buffered += typeof chunk === 'string' ? chunk.length : chunk.byteLength
     return true
   }
   return { socket, state, calls, writes }
 }
 
-// Gives a probe response a recording fake socket, with no Date line and no
-// keep-alive (nothing global is touched); `read(sym)` reads a private
-// field by its symbol, undefined where Node has no such symbol.
+// `read(sym)`: a private field, undefined where Node has no such symbol.
 function attach (SR, res) {
   res.sendDate = false
   res.shouldKeepAlive = false
@@ -128,8 +96,6 @@ function attach (SR, res) {
   return recorder
 }
 
-// The private fields a run of end() reads, by their symbols (null where
-// Node has no such symbol).
 function runSymbols (res) {
   return {
     kCorked: findSymbol(res, 'corked'),
@@ -139,10 +105,8 @@ function runSymbols (res) {
   }
 }
 
-// Records on `out.events` the 'finish' event and the calls of the end
-// callbacks it returns (cb1, cb2, cb3), and on `out.atPrefinish` the state
-// at 'prefinish'. `writeError`: the error the write callbacks get, named
-// so in the record.
+// Records 'finish' and the calls of the end callbacks it returns on
+// `out.events`, and the state at 'prefinish' on `out.atPrefinish`.
 function recordEvents (res, out, recorder, keys, writeError) {
   const { state, read } = recorder
   // The server's own 'finish' listener (resOnFinish) is added before the
@@ -174,19 +138,12 @@ function recordEvents (res, out, recorder, keys, writeError) {
   return { cb1: endCallback('cb1'), cb2: endCallback('cb2'), cb3: endCallback('cb3') }
 }
 
-// The end callbacks queued on the response (kEndCallbacks), by the names
-// `names` (a Map) gives them, else 'other'; the field itself when it is
-// not an array.
 function queuedNames (queued, names) {
   if (!Array.isArray(queued)) return queued
   return queued.map((cb) => names.get(cb) || 'other')
 }
 
-// `probed`: the response, the run's record (`out`), the socket's
-// (`recorder`), the response's symbols (`keys`) and its 'finish' listeners
-// before end().
-// The response and socket right after the first end(BODY, cb1), before
-// any write completed.
+// Right after the first end(BODY, cb1), before any write completed.
 function afterFirstEnd (probed, callbacks) {
   const { res, out, recorder, keys, finishListeners } = probed
   const { state, read } = recorder
@@ -205,22 +162,22 @@ function afterFirstEnd (probed, callbacks) {
   }
 }
 
-// end(cb2) before the writes complete: what it called at once and what it
-// queued.
-function secondEnd (end, probed, callbacks) {
+// A later end(cb): what it called at once, and the callbacks queued, by
+// `names` or, without, their number.
+function laterEnd (end, probed, callback, names) {
   const { res, out, recorder, keys, finishListeners } = probed
   const eventsBefore = out.events.length
-  end.call(res, callbacks.cb2)
+  end.call(res, callback)
+  const queued = recorder.read(keys.kEndCallbacks)
   return {
     calledSync: out.events.slice(eventsBefore).map((e) => e.name + ':' + e.err),
-    endCallbacks: queuedNames(recorder.read(keys.kEndCallbacks), new Map([[callbacks.cb1, 'cb1'], [callbacks.cb2, 'cb2']])),
+    [names ? 'endCallbacks' : 'queued']: names
+      ? queuedNames(queued, names)
+      : Array.isArray(queued) ? queued.length : queued,
     finishListenersAdded: res.listenerCount('finish') - finishListeners
   }
 }
 
-// Runs the write callbacks the socket kept with `writeError`, as
-// Writable's afterWrite (null) or onwriteError would; returns what the
-// response says then.
 function completeWrites (res, recorder, keys, writeError) {
   const { writes, read } = recorder
   for (const w of writes.slice()) {
@@ -235,37 +192,13 @@ function completeWrites (res, recorder, keys, writeError) {
   }
 }
 
-// A third end() once the writes completed: what it called at once and
-// what it queued. After a flush error the callback is one that records
-// nothing, since Node may defer it with process.nextTick() past the
-// probe's return.
-function thirdEnd (end, probed, callback) {
-  const { res, out, recorder, keys, finishListeners } = probed
-  const eventsBefore = out.events.length
-  end.call(res, callback)
-  const queued = recorder.read(keys.kEndCallbacks)
-  return {
-    calledSync: out.events.slice(eventsBefore).map((e) => e.name + ':' + e.err),
-    queued: Array.isArray(queued) ? queued.length : queued,
-    finishListenersAdded: res.listenerCount('finish') - finishListeners
-  }
-}
-
 // One run of end(): optionally writeHead() first, then end(BODY, cb1), a
 // second end(cb2) before the writes complete, the write callbacks run with
 // `writeError` (null for success), then a third end(cb3).
 function run (fns, withWriteHead, writeError) {
   const { SR, OM, end, writeHead } = fns
   const res = newResponse(SR, OM)
-  const out = {
-    writes: null,
-    atPrefinish: null,
-    afterEnd: null,
-    second: null,
-    events: [],
-    afterWrites: null,
-    third: null
-  }
+  const out = { writes: null, atPrefinish: null, afterEnd: null, second: null, events: [], afterWrites: null, third: null }
   const recorder = attach(SR, res)
   const keys = runSymbols(res)
   const callbacks = recordEvents(res, out, recorder, keys, writeError)
@@ -277,32 +210,30 @@ function run (fns, withWriteHead, writeError) {
     res.statusMessage = REASON
   }
   end.call(res, BODY, callbacks.cb1)
-  out.writes = recorder.writes.map((w) => ({
-    chunk: w.chunk,
-    encoding: w.encoding,
-    callback: w.callback !== null,
-    corked: w.corked
-  }))
+  out.writes = recorder.writes.map((w) => ({ chunk: w.chunk, encoding: w.encoding, callback: w.callback !== null, corked: w.corked }))
   out.afterEnd = afterFirstEnd(probed, callbacks)
-  out.second = secondEnd(end, probed, callbacks)
+  out.second = laterEnd(end, probed, callbacks.cb2, new Map([[callbacks.cb1, 'cb1'], [callbacks.cb2, 'cb2']]))
   out.afterWrites = completeWrites(res, recorder, keys, writeError)
-  const third = writeError === null ? callbacks.cb3 : noop
-  out.third = thirdEnd(end, probed, third)
+  // After a flush error a callback that records nothing: Node may defer it
+  // past the probe's return.
+  out.third = laterEnd(end, probed, writeError === null ? callbacks.cb3 : noop, null)
   out.events = out.events.map((e) => e.name + '(' + [e.args, e.err, e.writableFinished, e.pending].join(',') + ')')
   return out
 }
 
-// The recordings of three runs: writeHead() or an implicit header, the
-// write succeeding or failing.
-function probeReport (fns = {}) {
+// `fns`' methods, the prototypes' where one is not given.
+function nodeFns (fns = {}) {
   const SR = http.ServerResponse
   const OM = http.OutgoingMessage
-  const all = {
-    SR,
-    OM,
-    end: typeof fns.end === 'function' ? fns.end : OM.prototype.end,
-    writeHead: typeof fns.writeHead === 'function' ? fns.writeHead : SR.prototype.writeHead
-  }
+  const pick = (name, proto) => typeof fns[name] === 'function' ? fns[name] : proto[name]
+  const om = OM.prototype
+  return { SR, OM, end: pick('end', om), writeHead: pick('writeHead', SR.prototype), write: pick('write', om), uncork: pick('uncork', om) }
+}
+
+// Three runs: writeHead() or an implicit header, the write succeeding or
+// failing.
+function probeReport (fns) {
+  const all = nodeFns(fns)
   const writeError = new Error('probe write error')
   return {
     explicit: run(all, true, null),
@@ -311,10 +242,8 @@ function probeReport (fns = {}) {
   }
 }
 
-// One write() of Node's own on a response whose header writeHead()
-// rendered without Content-Length (chunked framing), then the response's
-// own uncork() (what write_()'s tick runs on Node 24.22+ and 26.10+): what
-// each does to the socket and the response.
+// One write() with chunked framing, then the response's uncork() (what
+// write_()'s tick runs on 24.22+ and 26.10+).
 function writeRun (fns) {
   const { SR, OM, write, writeHead, uncork } = fns
   const res = newResponse(SR, OM)
@@ -373,31 +302,17 @@ function framedChunk (corked, last) {
 }
 
 /**
- * Classifies Node's own write() with chunked framing by behaviour:
- * - 'node20' where it corks the socket (uncorked on the next tick) and
- *   hands it four writes, the header with the chunk-size line (latin1),
- *   CRLF, the chunk, and CRLF carrying the callback, leaving the response's
- *   own cork count at 0 (Node 20 and 22, 24 up to 24.21, 26 up to 26.8);
- * - 'node24' where it corks the response instead and holds the chunk on it
- *   (kChunkedBuffer: chunk, encoding, callback; kChunkedLength: its byte
- *   length), and the response's uncork() sends the held chunks as one,
- *   with those four writes and a callback of its own that calls theirs
- *   (24.22 and 26.10 on);
- * - null anywhere else.
+ * Classifies Node's own write() with chunked framing by behaviour
+ * (docs/protocols.md): 'node20' (four writes on the corked socket),
+ * 'node24' (chunks held on the corked response, sent by its uncork()), or
+ * null.
  * @param {object} [fns] Node's own { write, writeHead, uncork } (the
  *   current prototype methods by default)
  * @returns {'node20'|'node24'|null}
  */
-function probeWrite (fns = {}) {
-  const OM = http.OutgoingMessage
+function probeWrite (fns) {
   try {
-    const r = writeRun({
-      SR: http.ServerResponse,
-      OM,
-      write: typeof fns.write === 'function' ? fns.write : OM.prototype.write,
-      writeHead: typeof fns.writeHead === 'function' ? fns.writeHead : http.ServerResponse.prototype.writeHead,
-      uncork: typeof fns.uncork === 'function' ? fns.uncork : OM.prototype.uncork
-    })
+    const r = writeRun(nodeFns(fns))
     if (r.ret !== true || !r.header) return null
     const w = r.afterWrite
     if (w.headerFirst && w.headerSent === true && w.corked === 0 && w.socketCorked === 1 &&
@@ -533,13 +448,10 @@ const OWN_FIELDS = [
 ]
 
 /**
- * What a fresh ServerResponse on an HTTP/1.1 GET carries once one header is
- * set: the descriptions of its private symbols, whether its header map
- * holds the header as [name, value] with no key but the stored ones
- * readable through it (a null-prototype object, or from 26.12 an
- * OutgoingHeaders whose prototype is empty and has a null prototype), how
- * util.inspect() prints that map (storeShown), its
- * cork count, and which fields the shim reads it lacks.
+ * What a fresh response carries once one header is set (docs/protocols.md).
+ * The header map must hold [name, value] with no key but the stored ones
+ * readable through it: a null-prototype object, or (26.12+) an
+ * OutgoingHeaders whose prototype is empty and has a null prototype.
  * @returns {{symbols: string[], headersMap: boolean, nullProtoHeaders: boolean,
  *   storeShown: string|null, corked: *, missing: string[]}}
  */
@@ -570,18 +482,10 @@ function responseShape () {
   }
 }
 
-// --- Running the probe away from the process's own http code -----------
-//
-// V8 keeps type feedback per function: run here, the probe hands Node's
-// end(), _storeHeader() and the rest a fake request and socket once, and
-// every real response pays for those extra shapes from then on
-// (docs/protocols.md, "Where the probe runs"). A worker thread builds stdio
-// streams and message ports here, which cost the same way. So the probe
-// runs in a short-lived child of the same binary (without NODE_OPTIONS, so
-// no preload), and here only where no child can run or none answered. The
-// answer is the same either way; only the feedback differs. The preload
-// does not wait for the child (probeInBackground()); install() does
-// (probeIsolated()).
+// The probe runs in a child of the same binary: here it would give Node's
+// methods type feedback every response then pays for (docs/protocols.md,
+// "Where the probe runs"). A worker thread would cost the same way (its
+// stdio streams and message ports).
 
 // Set in the child's environment: a probe child never starts another.
 const IN_CHILD = 'HTTP_ONESHOT_PROBE_CHILD'
@@ -599,9 +503,7 @@ function childPossible () {
   let sea = null
   try {
     sea = require('node:sea')
-  } catch {
-    sea = null // lines without single executable applications
-  }
+  } catch {} // lines without single executable applications
   return sea === null || typeof sea.isSea !== 'function' || !sea.isSea()
 }
 
@@ -616,12 +518,6 @@ function childScript () {
     'process.stdout.write(JSON.stringify(answer))'
 }
 
-function childEnv () {
-  const env = { ...process.env, HTTP_ONESHOT: '0', [IN_CHILD]: '1' }
-  delete env.NODE_OPTIONS
-  return env
-}
-
 function parseAnswer (stdout) {
   let answer
   try {
@@ -632,15 +528,15 @@ function parseAnswer (stdout) {
   return cache.validAnswer(answer) ? answer : undefined
 }
 
+function spawnChild (how, options) {
+  const env = { ...process.env, HTTP_ONESHOT: '0', [IN_CHILD]: '1' }
+  delete env.NODE_OPTIONS
+  return require('node:child_process')[how](process.execPath, ['-e', childScript()],
+    { env, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true, ...options })
+}
+
 function probeInChild () {
-  const { spawnSync } = require('node:child_process')
-  const result = spawnSync(process.execPath, ['-e', childScript()], {
-    env: childEnv(),
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-    timeout: CHILD_TIMEOUT_MS,
-    windowsHide: true
-  })
+  const result = spawnChild('spawnSync', { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS })
   if (result.error || result.status !== 0) return undefined
   return parseAnswer(result.stdout)
 }
@@ -655,11 +551,7 @@ function probeInBackground (onAnswer) {
   if (!childPossible()) return false
   let child
   try {
-    child = require('node:child_process').spawn(process.execPath, ['-e', childScript()], {
-      env: childEnv(),
-      stdio: ['ignore', 'pipe', 'ignore'],
-      windowsHide: true
-    })
+    child = spawnChild('spawn', {})
   } catch {
     return false
   }
@@ -707,7 +599,7 @@ function probeIsolated (fns) {
   }
   if (probed !== undefined) {
     remembered.remember(probed)
-    return { protocol: probed.protocol, shape: probed.shape, write: probed.write, sources: probed.sources, isolated: true, cached: false }
+    return remembered.asProbed(probed, false)
   }
   let shape = null
   try {
@@ -718,10 +610,4 @@ function probeIsolated (fns) {
   return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), sources: null, isolated: false, cached: false }
 }
 
-module.exports = {
-  probeProtocol,
-  probeWrite,
-  probeIsolated,
-  probeInBackground,
-  responseShape
-}
+module.exports = { probeProtocol, probeWrite, probeIsolated, probeInBackground, responseShape }
