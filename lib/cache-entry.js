@@ -1,10 +1,9 @@
 'use strict'
 
-// One block of the header-block cache (lib/render.js). Key: code, message,
-// names, values (Content-Length excluded), the response state behind the
-// automatic lines and the Date. Output: slot (the bytes in C), prefix and
-// suffix around the Content-Length value, lines, last (what _last becomes;
-// null keeps it).
+// One block of the header-block cache (lib/render.js): its key (code,
+// message, names, values but Content-Length, the response state behind the
+// automatic lines, the Date), its C slot, and the one memory of its
+// Content-Length.
 function Entry () {
   this.slot = -1
   this.code = 0
@@ -26,28 +25,48 @@ function Entry () {
   this.prefix = ''
   this.suffix = ''
   this.lines = 0
-  this.last = null
-  // The last response's Content-Length value and block: most repeat both.
+  this.last = null // what _last becomes; null keeps it
+  // The Content-Length value of the block last rendered, and that block:
+  // most responses repeat both.
   this.lastValue = undefined
   this.lastHead = ''
-  this.lastNumber = 0 // +lastValue: _contentLength
-  // The value whose digits C keeps for the slot; only the methods touch it.
-  this.sentValue = undefined
+  // Whether C's slot holds lastValue's digits (src/napi_cache.c
+  // read_length()): the write then passes the key's REPEAT bit and C reads
+  // no value. A fact about C's copy, not a second copy of the value.
+  this.digitsKept = false
 }
 
-// The Content-Length argument of binding.sendCached()/fillCached() for
-// `lastValue`: -1 where C keeps its digits from the slot's last response
-// (src/napi_cache.c, read_length()), which saves reading the string again.
+// A new block in the slot: `prefix` and `suffix` around the Content-Length
+// hole (prefix null: chunked, no hole).
+Entry.prototype.setBlock = function setBlock (prefix, suffix) {
+  this.prefix = prefix
+  this.suffix = suffix
+  this.lastValue = undefined
+  this.lastHead = prefix === null ? suffix : ''
+  this.digitsKept = false
+}
+
+// The block with `value` in its hole; a block without one is the suffix.
+Entry.prototype.fill = function fill (value) {
+  if (value !== this.lastValue) {
+    this.lastValue = value
+    this.lastHead = this.prefix === null ? this.suffix : this.prefix + value + this.suffix
+    this.digitsKept = false
+  }
+  return this.lastHead
+}
+
+// The Content-Length argument of binding.sendCached()/fillCached(): -1
+// where C kept lastValue's digits.
 Entry.prototype.lengthArgument = function lengthArgument () {
-  const value = this.lastValue
-  if (value === this.sentValue) return -1
-  this.sentValue = value
-  return value
+  if (this.digitsKept) return -1
+  this.digitsKept = true
+  return this.lastValue
 }
 
-// For a write that stopped before C read its length, and a new block.
+// For a write that stopped before C read its length.
 Entry.prototype.forgetLength = function forgetLength () {
-  this.sentValue = undefined
+  this.digitsKept = false
 }
 
 module.exports = { Entry }

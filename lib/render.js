@@ -181,16 +181,6 @@ function renderEntry (res, key, name, value, isLength) {
 
 // --- The cache --------------------------------------------------------------
 
-// The block of entry `e` with `value` in its Content-Length hole.
-function headOf (e, value) {
-  if (value !== e.lastValue) {
-    e.lastValue = value
-    e.lastHead = e.prefix + value + e.suffix
-    e.lastNumber = +value
-  }
-  return e.lastHead
-}
-
 const entries = []
 for (let i = 0; i < CACHE_SIZE; i++) {
   const e = new Entry()
@@ -312,12 +302,7 @@ function store (res, miss) {
   e.maxRequests = res._maxRequestsPerSocket
   e.hasDate = miss.hasDate
   e.date = tail.date
-  e.prefix = tail.prefix
-  e.suffix = suffix
-  // A chunked block is the same for every response: headOf(e, undefined).
-  e.lastValue = undefined
-  e.lastHead = chunked ? suffix : ''
-  e.forgetLength()
+  e.setBlock(tail.prefix, suffix)
   // Keep-alive without a removed Connection header leaves _last as it was.
   e.last = (e.state & 6) === 4 ? null : tail.last
   e.lines = tail.lines
@@ -336,7 +321,7 @@ function applyBlock (res, code, message, ownMessage, block) {
   // isBodylessStatus(), written out (docs/architecture.md, "The inlining budget").
   if (code === 204 || code === 304 || (code >= 100 && code <= 199)) res._hasBody = false
   if (block.lengthAt !== -1) {
-    res._contentLength = block.lastNumber
+    res._contentLength = +block.lastValue
     res._removedContLen = false
   }
   if (block.chunked) res.chunkedEncoding = true
@@ -349,40 +334,29 @@ function applyBlock (res, code, message, ownMessage, block) {
   if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
 }
 
-// The response writeHead() last rendered a block for, and the block, for
-// its end(). Not on the response: a key would show to util.inspect() and
-// Object.getOwnPropertySymbols(), and give every rendered response a hidden
-// class of its own. Another rendering in between makes blockOf() answer
-// null, and end() treats the block as Node's. Every end() takes it, so a
-// finished response, with its request and body, is not kept reachable here
-// (test/retention.test.js).
-let handedTo = null
+// The block writeHead() rendered last, for end(): found by the _header it
+// rendered, so no response is kept here (docs/architecture.md, "The block
+// writeHead() hands to end()").
 let handed = null
 
-function handBlock (res, block) {
-  handedTo = res
-  handed = block
-}
-
 /**
- * The block the renderer put on `res` while its _header is still that block.
+ * The block writeHead() rendered last, while `res._header` is that block.
  * @param {http.ServerResponse} res
  * @returns {Entry|null} an entry (slot >= 0), `uncached`, or null
  */
 function blockOf (res) {
-  return handedTo === res && handed.lastHead === res._header ? handed : null
+  return handed !== null && handed.lastHead === res._header ? handed : null
 }
 
 /**
- * blockOf(res) for end(), which takes it; the block of another response,
- * rendered since, stays for that response's end().
+ * blockOf(res) for end(), which takes it.
  * @param {http.ServerResponse} res
  * @returns {Entry|null}
  */
 function takeBlock (res) {
-  if (handedTo !== res) return null
-  handedTo = null
-  return handed.lastHead === res._header ? handed : null
+  const block = blockOf(res)
+  if (block !== null) handed = null
+  return block
 }
 
 // applyBlock() for the block in `tail` (stored as `entry`, or null:
@@ -390,14 +364,11 @@ function takeBlock (res) {
 function applyRendered (res, miss, value, entry) {
   let block = entry
   if (entry !== null) {
-    headOf(entry, value)
+    entry.fill(value)
   } else {
     block = uncached
-    block.lastHead = tail.prefix === null
-      ? tail.head + LINE_END
-      : tail.prefix + value + tail.head + LINE_END
-    block.lastValue = value
-    block.lastNumber = +value
+    block.setBlock(tail.prefix, tail.head + LINE_END)
+    block.fill(value)
     block.lengthAt = miss.lengthAt
     block.last = tail.last
     block.lines = tail.lines
@@ -458,7 +429,7 @@ function renderFresh (res, length) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
     if (e.keyed) lastFresh = e
-    headOf(e, value)
+    e.fill(value)
     applyBlock(res, code, message, false, e)
     return e
   }
@@ -522,7 +493,7 @@ function sameStore (c, headers, value) {
 function renderAgain (res, c, headers, length) {
   if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return null
   const value = again.value
-  headOf(c, value)
+  c.fill(value)
   applyBlock(res, c.code, c.message, false, c)
   return c
 }
@@ -857,9 +828,9 @@ function walkHeaders (res, code, message, reason, obj, shape) {
     let value = lengthAt === -1 ? undefined : copied ? values[lengthAt] : lengthValue
     if (copied) clearScratch(n)
     if (!chunked && lengthAt === -1) value = res._contentLength
-    headOf(e, value)
+    e.fill(value)
     applyBlock(res, code, message, typeof reason === 'string', e)
-    handBlock(res, e)
+    handed = e
     return true
   }
   if (!copied) copyEntry(e, n, lengthValue)
@@ -983,7 +954,7 @@ function lengthWriteHead (res, statusCode, message, headers) {
   }
   const block = renderFresh(res, res._contentLength)
   if (typeof block === 'string') return byNode()
-  handBlock(res, block)
+  handed = block
   return true
 }
 
@@ -1024,9 +995,9 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     if (!e.keyed) keep(e, n)
     lastStored = e
     clearScratch(n)
-    headOf(e, value)
+    e.fill(value)
     applyBlock(res, code, message, ownMessage, e)
-    handBlock(res, e)
+    handed = e
     return true
   }
   if (e === null && INVALID_HEADER_CHAR.test(message)) {
@@ -1045,9 +1016,9 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
 function storedAgain (res, c, headers, ownMessage) {
   if (!sameStore(c, headers, undefined) || !stateMatches(c, res, stateOf(res))) return false
   const value = c.chunked ? undefined : again.value
-  headOf(c, value)
+  c.fill(value)
   applyBlock(res, c.code, c.message, ownMessage, c)
-  handBlock(res, c)
+  handed = c
   return true
 }
 
@@ -1102,7 +1073,7 @@ function renderMiss (res, miss, length) {
   const value = lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : length
   const block = applyRendered(res, miss, value, e)
   clearScratch(n)
-  if (miss.shape !== FRESH) handBlock(res, block)
+  if (miss.shape !== FRESH) handed = block
   return block
 }
 
@@ -1144,10 +1115,10 @@ function writeHeadArray (res, statusCode, reason, headers) {
   const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
   const ownMessage = typeof reason === 'string'
   if (e !== null && stateMatches(e, res, stateOf(res))) {
-    headOf(e, lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : res._contentLength)
+    e.fill(lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : res._contentLength)
     clearScratch(n)
     applyBlock(res, code, message, ownMessage, e)
-    handBlock(res, e)
+    handed = e
     return true
   }
   const teAt = e !== null ? e.teAt : scan.teAt
