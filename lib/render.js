@@ -8,11 +8,11 @@
 //
 // A block is keyed on all its bytes depend on: the status line, every
 // header name and value in order (arrays are never cached), the response
-// fields behind the automatic lines (stateOf(), stateMatches()) and the
-// Date of the current second. The Content-Length value is a hole in the
-// block that each response fills with its own digits, which C checks:
-// validation is never skipped, only not repeated. A block writeHead()
-// renders without Content-Length frames the body as chunked and has no hole.
+// fields behind the automatic lines (stateOf()) and the Date of the current
+// second. The Content-Length value is a hole each response fills with its
+// own digits, which C checks: validation is never skipped, only not
+// repeated. A block writeHead() renders without Content-Length frames the
+// body as chunked and has no hole.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -34,8 +34,7 @@ const ObjectPrototype = Object.prototype
 // shape into an enumeration-cache check instead of a call.
 const { hasOwnProperty } = ObjectPrototype
 
-// The Transfer-Encoding values after which Node frames the body as chunked
-// (RE_TE_CHUNKED, lib/_http_outgoing.js).
+// RE_TE_CHUNKED, lib/_http_outgoing.js.
 const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
 
 const CONNECTION_CLOSE = fieldLine('Connection', 'close')
@@ -45,8 +44,6 @@ const LENGTH_START = fieldStart('Content-Length')
 
 let kOutHeaders, kLenientCache, nodeDate, learned
 if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = internals)
-
-const CACHE_SIZE = KEY.SLOT_COUNT
 
 // Node's utcDate(), asked again whenever this copy may be stale: Node keeps
 // one string per second, so a copy taken within that second is what Node
@@ -73,13 +70,6 @@ function currentDate () {
 // the cache must not key on.
 const tail = { head: '', prefix: null, lines: 0, last: false, cacheable: true, date: '' }
 
-function resetTail (statusLine) {
-  tail.head = statusLine
-  tail.prefix = null
-  tail.lines = 0
-  tail.cacheable = true
-}
-
 // A Content-Length value the cache holds a hole for: digits only (C checks
 // them again), no longer than a safe integer's.
 function lengthCacheable (value) {
@@ -97,16 +87,9 @@ function lengthCacheable (value) {
   return true
 }
 
-// Whether every Node line renders res._maxRequestsPerSocket alike in
-// Keep-Alive (20 to 26.10 write the number, 26.12+ its ToInt32): an int32.
-function keepAliveMaxRenderable (max) {
-  return typeof max !== 'number' || max === (max | 0)
-}
-
-// Whether the store holds a user Content-Length (_storeHeader()'s
-// state.contLen). Where useChunkedEncodingByDefault is false (HTTP/1.0
-// without TE: chunked) Node renders as for HTTP/1.1 only then; without one
-// it sends Connection: close and a close-delimited body, left to Node.
+// _storeHeader()'s state.contLen. Where useChunkedEncodingByDefault is false
+// (HTTP/1.0 without TE: chunked) Node renders as for HTTP/1.1 only then;
+// without one it sends Connection: close and a close-delimited body.
 function userLength (headers) {
   return !!headers && headers['content-length'] !== undefined
 }
@@ -114,8 +97,7 @@ function userLength (headers) {
 // The automatic lines _storeHeader() appends when the user set no
 // Connection, Keep-Alive, Transfer-Encoding or Trailer: Date, then the
 // keep-alive block. shouldSendKeepAlive is shouldKeepAlive here (HTTP/1.1,
-// or a user Content-Length: userLength()). `tail.last` is what _last
-// becomes; nothing on `res` changes.
+// or a user Content-Length). `tail.last` is what _last becomes.
 function renderTail (res, hasDate) {
   let head = tail.head
   let lines = tail.lines
@@ -182,7 +164,7 @@ function renderEntry (res, key, name, value, isLength) {
 // --- The cache --------------------------------------------------------------
 
 const entries = []
-for (let i = 0; i < CACHE_SIZE; i++) {
+for (let i = 0; i < KEY.SLOT_COUNT; i++) {
   const e = new Entry()
   e.slot = i
   entries.push(e)
@@ -190,7 +172,7 @@ for (let i = 0; i < CACHE_SIZE; i++) {
 // The block of a response whose header was not cached (C rejected it, or
 // a value is not cacheable): no slot.
 const uncached = new Entry()
-// Round robin: up to CACHE_SIZE alternating blocks never evict each other.
+// Round robin: up to SLOT_COUNT alternating blocks never evict each other.
 let nextSlot = 0
 
 // The names, values and (stored headers) keys of the response being matched.
@@ -198,9 +180,9 @@ const names = []
 const values = []
 const keys = []
 
-// The fields of `res` behind the automatic lines, as one number. _hasBody
-// is false for HEAD, whose block then has no Content-Length: it must never
-// find a GET's block with the same status and headers.
+// The fields of `res` behind the automatic lines. _hasBody is false for
+// HEAD, whose block then has no Content-Length: it must never find a GET's
+// block with the same status and headers.
 function stateOf (res) {
   return (res.sendDate ? 1 : 0) | (res._removedConnection ? 2 : 0) |
     (res.shouldKeepAlive ? 4 : 0) | (res.maxRequestsOnConnectionReached ? 8 : 0) |
@@ -226,7 +208,6 @@ function matches (e, code, message, n, upTo) {
   return true
 }
 
-// Whether `e` was rendered for the response's state, Date and keep-alive.
 function stateMatches (e, res, state) {
   return e.state === state && e.keepAliveTimeout === res._keepAliveTimeout &&
     e.maxRequests === res._maxRequestsPerSocket &&
@@ -256,18 +237,17 @@ function findEntry (code, message, n, upTo, shape) {
 }
 
 /**
- * What a renderer that found no cached block rendered into `tail`: one per
- * miss (a cached response never makes one).
+ * What a renderer that found no cached block rendered into `tail`.
  * @typedef {object} Miss
- * @property {number} code the status code
- * @property {string} message the status message
+ * @property {number} code
+ * @property {string} message
  * @property {boolean} ownMessage the message came as writeHead()'s argument
  * @property {number} n the headers in names[]/values[]
  * @property {number} lengthAt the index of Content-Length among them, or -1
  * @property {boolean} hasDate a Date header among them
  * @property {boolean} chunked chunked framing (no Content-Length hole)
  * @property {number} teAt the index of a Transfer-Encoding, or -1
- * @property {number} shape the kind of block (findEntry()): FRESH for end()
+ * @property {number} shape findEntry()'s: FRESH for end()
  * @property {boolean} keyed the headers are a store's, their keys in keys[]
  */
 
@@ -278,7 +258,7 @@ function store (res, miss) {
   // A Date header the user set is in the key through its name.
   if (!tail.cacheable || (tail.prefix === null) !== chunked) return null
   const e = entries[nextSlot]
-  nextSlot = (nextSlot + 1) % CACHE_SIZE
+  nextSlot = (nextSlot + 1) % KEY.SLOT_COUNT
   e.lines = 0 // empty while C holds no block for it
   e.keyed = false
   if (lastFresh === e) lastFresh = null
@@ -309,13 +289,11 @@ function store (res, miss) {
   return e
 }
 
-/**
- * Leaves on `res` what writeHead() and _storeHeader() leave for `block`
- * (an entry or `uncached`), whose lastHead (headOf()) is the block.
- * @param {boolean} ownMessage the reason came as writeHead()'s argument
- * @param {Entry} block
- */
-function applyBlock (res, code, message, ownMessage, block) {
+// Leaves on `res` what writeHead() and _storeHeader() leave for `block` (an
+// entry or `uncached`) with `value` in its hole. `ownMessage`: the reason
+// came as writeHead()'s argument.
+function applyBlock (res, code, message, ownMessage, block, value) {
+  block.fill(value)
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
   // isBodylessStatus(), written out (docs/architecture.md, "The inlining budget").
@@ -340,9 +318,9 @@ function applyBlock (res, code, message, ownMessage, block) {
 let handed = null
 
 /**
- * The block writeHead() rendered last, while `res._header` is that block.
  * @param {http.ServerResponse} res
- * @returns {Entry|null} an entry (slot >= 0), `uncached`, or null
+ * @returns {Entry|null} the block writeHead() rendered last, while
+ *   `res._header` is that block: an entry (slot >= 0), `uncached`, or null
  */
 function blockOf (res) {
   return handed !== null && handed.lastHead === res._header ? handed : null
@@ -360,21 +338,18 @@ function takeBlock (res) {
 }
 
 // applyBlock() for the block in `tail` (stored as `entry`, or null:
-// `uncached`) with `value` in its hole; clears `tail`. Returns the block.
+// `uncached`); clears `tail`.
 function applyRendered (res, miss, value, entry) {
   let block = entry
-  if (entry !== null) {
-    entry.fill(value)
-  } else {
+  if (entry === null) {
     block = uncached
     block.setBlock(tail.prefix, tail.head + LINE_END)
-    block.fill(value)
     block.lengthAt = miss.lengthAt
     block.last = tail.last
     block.lines = tail.lines
     block.chunked = miss.chunked
   }
-  applyBlock(res, miss.code, miss.message, miss.ownMessage, block)
+  applyBlock(res, miss.code, miss.message, miss.ownMessage, block, value)
   tail.head = ''
   tail.prefix = null
   return block
@@ -391,10 +366,10 @@ const RENDER_BY_NODE = 'render-by-node'
 
 /**
  * Renders the block as writeHead(statusCode) and _storeHeader() do for a
- * fresh response, with every side effect. Before it changes anything it
- * may instead answer RENDER_BY_NODE (Connection, Keep-Alive,
+ * fresh response, once fallbackReason() said null. Before it changes
+ * anything it may instead answer RENDER_BY_NODE (Connection, Keep-Alive,
  * Content-Disposition, a user Content-Length array, HTTP/1.0 without a user
- * Content-Length) or a FALLBACK reason. Called once fallbackReason() said null.
+ * Content-Length) or a FALLBACK reason.
  * @param {number} length the body's byte length
  * @returns {Entry|string}
  */
@@ -409,12 +384,10 @@ function renderFresh (res, length) {
   let hasDate = false
   if (headers) {
     const c = lastFresh
-    if (c !== null && c.code === code && c.message === message) {
-      const hit = renderAgain(res, c, headers, length)
-      if (hit !== null) {
-        observe(c.n, headers)
-        return hit
-      }
+    if (c !== null && c.code === code && c.message === message &&
+        storeAgain(res, c, headers, length, false)) {
+      observe(c.n, headers)
+      return c
     }
     // Object.keys() lists the keys as for-in would, in two thirds of its
     // time on a dictionary-mode store and as fast on a fast-mode one.
@@ -429,8 +402,7 @@ function renderFresh (res, length) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
     if (e.keyed) lastFresh = e
-    e.fill(value)
-    applyBlock(res, code, message, false, e)
+    applyBlock(res, code, message, false, e, value)
     return e
   }
   const miss = {
@@ -488,14 +460,12 @@ function sameStore (c, headers, value) {
   return true
 }
 
-// renderFresh() with the entry of the response before (same status line),
-// or null, having changed nothing.
-function renderAgain (res, c, headers, length) {
-  if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return null
-  const value = again.value
-  c.fill(value)
-  applyBlock(res, c.code, c.message, false, c)
-  return c
+// Applies entry `c` of the response before (same status line) where the
+// store still holds its headers; else false, having changed nothing.
+function storeAgain (res, c, headers, length, ownMessage) {
+  if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return false
+  applyBlock(res, c.code, c.message, ownMessage, c, c.chunked ? undefined : again.value)
+  return true
 }
 
 // Renders the `n` stored headers into `tail` as _storeHeader() does.
@@ -639,9 +609,9 @@ function nodeOnly (special) {
     special !== 'date'
 }
 
-// Whether `obj` has an own key only Node renders, from the keys alone: an
-// app whose responses all carry, say, Connection then pays no read and no
-// copy of its headers (benchmark/instructions.js, shape fallbacknode).
+// From the keys alone: an app whose responses all carry, say, Connection
+// then pays no read and no copy of its headers (benchmark/instructions.js,
+// shape fallbacknode).
 function nodeOnlyKey (obj) {
   if (obj === undefined) return false
   const own = Object.keys(obj)
@@ -662,6 +632,13 @@ function lengthLike (obj) {
 // are, the entry holding all of them (or null), the last that did, and
 // whether they were checked (else they are the last entry's).
 const scan = { lengthAt: -1, teAt: -1, entry: null, last: null, checked: false }
+
+// The framing headers among the first `n`, known from the last entry that
+// held them all.
+function framingOfLast (n) {
+  scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
+  scan.teAt = scan.last.teAt < n ? scan.last.teAt : -1
+}
 
 // The checks _storeHeader() makes on header `i`, and the shapes rendered
 // here: Content-Length once, or (`chunkable`) a Transfer-Encoding naming
@@ -703,7 +680,6 @@ function fastWriteHead (res, statusCode, reason, obj) {
   if (walking) return false
   walking = true
   try {
-    // The headers argument as writeHead() picks it.
     const headers = typeof reason === 'string' ? obj : obj ?? reason
     return Array.isArray(headers)
       ? writeHeadArray(res, statusCode, reason, headers)
@@ -748,16 +724,16 @@ function framingOf (res, code) {
 }
 
 /**
- * writeHeadObject() from the headers on (`shape`: framingOf()). One pass in
- * _storeHeader()'s order (for-in, own keys, each value read once): while
- * the headers equal a cached entry's they were checked when it was stored;
- * from the first that differs, each is checked before the next is read, as
- * Node throws at the first bad one. for-in walks the prototype chain once,
- * as Node's does (a Proxy on it sees the same), and reads obj[key] through
- * the enumeration cache. While the headers are the first entry's, names[]
- * and values[] are left alone (`copied` false) and copyEntry() fills them
- * when needed. Once Node must take over, the loop only collects keys.
- * One function however long (docs/architecture.md, "The inlining budget").
+ * writeHeadObject() from the headers on. One pass in _storeHeader()'s order
+ * (for-in, own keys, each value read once): while the headers equal a
+ * cached entry's they were checked when it was stored; from the first that
+ * differs, each is checked before the next is read, as Node throws at the
+ * first bad one. for-in walks the prototype chain once, as Node's does (a
+ * Proxy on it sees the same), and reads obj[key] through the enumeration
+ * cache. While the headers are the first entry's, names[] and values[] are
+ * left alone (`copied` false) and copyEntry() fills them when needed. Once
+ * Node must take over, the loop only collects keys. One function however
+ * long (docs/architecture.md, "The inlining budget").
  * @returns {true|false|Array} true when rendered
  */
 function walkHeaders (res, code, message, reason, obj, shape) {
@@ -828,8 +804,7 @@ function walkHeaders (res, code, message, reason, obj, shape) {
     let value = lengthAt === -1 ? undefined : copied ? values[lengthAt] : lengthValue
     if (copied) clearScratch(n)
     if (!chunked && lengthAt === -1) value = res._contentLength
-    e.fill(value)
-    applyBlock(res, code, message, typeof reason === 'string', e)
+    applyBlock(res, code, message, typeof reason === 'string', e, value)
     handed = e
     return true
   }
@@ -858,11 +833,8 @@ function laterHeader (i, key, value, code, message, shape) {
     }
   }
   if (!scan.checked) {
-    // The headers before this one are the last entry's: its framing
-    // headers among them.
     scan.checked = true
-    scan.lengthAt = scan.last.lengthAt < i ? scan.last.lengthAt : -1
-    scan.teAt = scan.last.teAt < i ? scan.last.teAt : -1
+    framingOfLast(i)
   }
   return headerRenderable(i, key, value, (shape & CHUNKABLE) !== 0)
 }
@@ -870,10 +842,7 @@ function laterHeader (i, key, value, code, message, shape) {
 // Settles `scan` for `n` headers no entry holds. False without a
 // Content-Length where Node would neither chunk nor append one.
 function missFramed (n, shape) {
-  if (!scan.checked) {
-    scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
-    scan.teAt = scan.last.teAt < n ? scan.last.teAt : -1
-  }
+  if (!scan.checked) framingOfLast(n)
   return scan.lengthAt !== -1 || shape !== WRITE_HEAD
 }
 
@@ -901,7 +870,8 @@ function copyEntry (e, upTo, lengthValue) {
 // The reason phrase of writeHead(statusCode[, reason]) on `res` where the
 // renderer takes the status line, else null. Only primitive statuses:
 // ToInt32 of an object would run user code twice when Node's writeHead()
-// takes over.
+// takes over. Keep-Alive's max is the number on Node 20 to 26.10, its
+// ToInt32 on 26.12+: only an int32 renders alike.
 function reasonPhrase (res, statusCode, reason) {
   if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') || res._header ||
       res.chunkedEncoding || typeof res.useChunkedEncodingByDefault !== 'boolean' ||
@@ -909,13 +879,16 @@ function reasonPhrase (res, statusCode, reason) {
     return null
   }
   const code = statusCode | 0
-  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) return null
+  const max = res._maxRequestsPerSocket
+  if (code < 200 || code > 999 || (typeof max === 'number' && max !== (max | 0))) return null
   const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
   return typeof message === 'string' ? message : null
 }
 
-// storedWriteHead() leaving the store to Node: not kept as the last
-// WideStore past its response (test/retention.test.js).
+// --- writeHead(status[, reason]) after setHeader() ---------------------------
+
+// Leaving the store to Node: not kept as the last WideStore past its
+// response (test/retention.test.js).
 function byNode () {
   forgetWide()
   return false
@@ -939,13 +912,10 @@ function storedWriteHead (res, statusCode, reason, obj) {
   return writeHeadStored(res, code, message, typeof reason === 'string', headers)
 }
 
-/**
- * storedWriteHead() with _contentLength set and no Content-Length header:
- * end()'s implicit header through an agent's writeHead wrapper, or a
- * length set by hand. Node frames the body with it as end() does:
- * renderFresh() renders, its checks (lib/decide.js freshReason()) made here.
- * @returns {boolean} true when rendered
- */
+// storedWriteHead() with _contentLength set and no Content-Length header:
+// end()'s implicit header through an agent's writeHead wrapper, or a length
+// set by hand. Node frames the body with it as end() does: renderFresh()
+// renders, its checks (lib/decide.js freshReason()) made here.
 function lengthWriteHead (res, statusCode, message, headers) {
   if (statusCode !== res.statusCode || res._removedContLen !== false || INVALID_HEADER_CHAR.test(message) ||
       headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
@@ -958,15 +928,12 @@ function lengthWriteHead (res, statusCode, message, headers) {
   return true
 }
 
-/**
- * Renders stored headers as writeHead() and _storeHeader() do: without
- * Content-Length a response with a body is chunked, one without (HEAD, 204,
- * 304) has no framing. False, having changed nothing, for what Node must
- * render: Transfer-Encoding, Trailer, Expect, Connection, Keep-Alive,
- * Content-Disposition, other values than strings, numbers and their
- * arrays, no Content-Length where Node would not chunk.
- * @returns {boolean} true when rendered
- */
+// Renders stored headers as writeHead() and _storeHeader() do: without
+// Content-Length a response with a body is chunked, one without (HEAD, 204,
+// 304) has no framing. False, having changed nothing, for what Node must
+// render: Transfer-Encoding, Trailer, Expect, Connection, Keep-Alive,
+// Content-Disposition, other values than strings, numbers and their arrays,
+// no Content-Length where Node would not chunk.
 function writeHeadStored (res, code, message, ownMessage, headers) {
   const bodyless = isBodylessStatus(code) || res._hasBody !== true
   const byDefault = res.useChunkedEncodingByDefault === true
@@ -975,7 +942,8 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   // The entry of the response before passed the checks below.
   const c = lastStored
   if (c !== null && c.code === code && c.message === message &&
-      (c.lengthAt >= 0 || (chunkable && c.chunked)) && storedAgain(res, c, headers, ownMessage)) {
+      (c.lengthAt >= 0 || (chunkable && c.chunked)) && storeAgain(res, c, headers, undefined, ownMessage)) {
+    handed = c
     observe(c.n, headers)
     return true
   }
@@ -983,7 +951,6 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
       headers.expect !== undefined) {
     return byNode()
   }
-  // HTTP/1.0 renders as 1.1 only with a user Content-Length (userLength()).
   if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return byNode()
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
@@ -995,8 +962,7 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     if (!e.keyed) keep(e, n)
     lastStored = e
     clearScratch(n)
-    e.fill(value)
-    applyBlock(res, code, message, ownMessage, e)
+    applyBlock(res, code, message, ownMessage, e, value)
     handed = e
     return true
   }
@@ -1011,17 +977,6 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   return typeof renderMiss(res, miss, undefined) !== 'string'
 }
 
-// writeHeadStored() with the entry of the response before (same status
-// line), or false, having changed nothing.
-function storedAgain (res, c, headers, ownMessage) {
-  if (!sameStore(c, headers, undefined) || !stateMatches(c, res, stateOf(res))) return false
-  const value = c.chunked ? undefined : again.value
-  c.fill(value)
-  applyBlock(res, c.code, c.message, ownMessage, c)
-  handed = c
-  return true
-}
-
 /**
  * Renders, stores and applies the block for headers no entry holds: a
  * store's (`keyed`), checked here, or those walkHeaders() and readPairs()
@@ -1034,7 +989,10 @@ function storedAgain (res, c, headers, ownMessage) {
  */
 function renderMiss (res, miss, length) {
   const { code, n, lengthAt, chunked } = miss
-  resetTail(statusLine(code, miss.message))
+  tail.head = statusLine(code, miss.message)
+  tail.prefix = null
+  tail.lines = 0
+  tail.cacheable = true
   if (miss.keyed) {
     const byNode = renderStored(res, n, lengthAt)
     if (byNode !== null) {
@@ -1088,8 +1046,7 @@ function renderMiss (res, miss, length) {
  * entries, duplicates kept: so the block is cached under the same key.
  * What headerRenderable() refuses answers false before anything changed,
  * and Node's writeHead() reads the elements again (the same values, unless
- * an index is an accessor).
- * Refs: test/array-headers.test.js
+ * an index is an accessor). Refs: test/array-headers.test.js
  * @returns {boolean} true when rendered
  */
 function writeHeadArray (res, statusCode, reason, headers) {
@@ -1115,9 +1072,9 @@ function writeHeadArray (res, statusCode, reason, headers) {
   const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
   const ownMessage = typeof reason === 'string'
   if (e !== null && stateMatches(e, res, stateOf(res))) {
-    e.fill(lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : res._contentLength)
+    const value = lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : res._contentLength
     clearScratch(n)
-    applyBlock(res, code, message, ownMessage, e)
+    applyBlock(res, code, message, ownMessage, e, value)
     handed = e
     return true
   }
