@@ -1,18 +1,12 @@
 'use strict'
 
-// Renders the header block exactly as ServerResponse#writeHead and
-// OutgoingMessage#_storeHeader do, with every side effect on the response,
-// and keeps the last few blocks in C (binding.cacheSet) so that a response
-// equal to an earlier one reuses their checked bytes: no string building, no
-// regular expression and no string flattening per response.
-//
-// A block is keyed on all its bytes depend on: the status line, every
-// header name and value in order (arrays are never cached), the response
-// fields behind the automatic lines (stateOf()) and the Date of the current
-// second. The Content-Length value is a hole each response fills with its
-// own digits, which C checks: validation is never skipped, only not
-// repeated. A block writeHead() renders without Content-Length frames the
-// body as chunked and has no hole.
+// Renders the header block as ServerResponse#writeHead and
+// OutgoingMessage#_storeHeader do, side effects included, and keeps the
+// last few blocks in C (binding.cacheSet): a response equal to an earlier one
+// reuses their checked bytes. A block is keyed on all its bytes depend on
+// (stateOf(), the Date's second); its Content-Length value is a hole each
+// response fills with digits C checks: validation is not repeated, never
+// skipped.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -30,8 +24,7 @@ const { Entry } = require('./cache-entry.js')
 const { STATUS_CODES } = http
 const { isProxy } = util.types
 const ObjectPrototype = Object.prototype
-// Called as hasOwnProperty.call(obj, key) inside for-in: V8 turns that
-// shape into an enumeration-cache check instead of a call.
+// hasOwnProperty.call(obj, key) inside for-in is an enumeration-cache check.
 const { hasOwnProperty } = ObjectPrototype
 
 // RE_TE_CHUNKED, lib/_http_outgoing.js.
@@ -46,9 +39,7 @@ let kOutHeaders, kLenientCache, nodeDate, learned
 if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = internals)
 
 // Node's utcDate(), asked again whenever this copy may be stale: Node keeps
-// one string per second, so a copy taken within that second is what Node
-// renders until it ends. A clock set back leaves the second too: Node's
-// copy, reset by a timer, then renders the earlier time, and so must this.
+// one string per second, reset by a timer (a clock set back included).
 let dateValue = ''
 let dateExpires = 0
 function currentDate () {
@@ -65,13 +56,10 @@ function currentDate () {
   return value
 }
 
-// The block being rendered: prefix + value + head once the Content-Length
-// hole was reached (`prefix` set); `cacheable` turns false for any value
-// the cache must not key on.
+// The block being rendered: prefix + value + head past the Content-Length hole.
 const tail = { head: '', prefix: null, lines: 0, last: false, cacheable: true, date: '' }
 
-// A Content-Length value the cache holds a hole for: digits only (C checks
-// them again), no longer than a safe integer's.
+// Digits only (C checks them again), no longer than a safe integer's.
 function lengthCacheable (value) {
   if (typeof value === 'number') {
     return value >= 0 && value <= Number.MAX_SAFE_INTEGER && Math.floor(value) === value &&
@@ -87,17 +75,14 @@ function lengthCacheable (value) {
   return true
 }
 
-// _storeHeader()'s state.contLen. Where useChunkedEncodingByDefault is false
-// (HTTP/1.0 without TE: chunked) Node renders as for HTTP/1.1 only then;
-// without one it sends Connection: close and a close-delimited body.
+// _storeHeader()'s state.contLen: without it HTTP/1.0 (no TE: chunked) gets
+// Connection: close and a close-delimited body, left to Node.
 function userLength (headers) {
   return !!headers && headers['content-length'] !== undefined
 }
 
-// The automatic lines _storeHeader() appends when the user set no
-// Connection, Keep-Alive, Transfer-Encoding or Trailer: Date, then the
-// keep-alive block. shouldSendKeepAlive is shouldKeepAlive here (HTTP/1.1,
-// or a user Content-Length). `tail.last` is what _last becomes.
+// The Date and keep-alive lines _storeHeader() appends; shouldSendKeepAlive
+// is shouldKeepAlive here (HTTP/1.1, or a user Content-Length).
 function renderTail (res, hasDate) {
   let head = tail.head
   let lines = tail.lines
@@ -131,9 +116,8 @@ function renderTail (res, hasDate) {
   tail.last = last
 }
 
-// One header as processHeader() renders it (`key` the lowercase name, or
-// null): an array is a line per item, but cookie and uniqueHeaders join
-// with '; '. Content-Length (`isLength`) becomes the hole of the block.
+// One header as processHeader() renders it: cookie and uniqueHeaders arrays
+// join with '; '.
 function renderEntry (res, key, name, value, isLength) {
   if (Array.isArray(value)) {
     tail.cacheable = false
@@ -169,29 +153,23 @@ for (let i = 0; i < KEY.SLOT_COUNT; i++) {
   e.slot = i
   entries.push(e)
 }
-// The block of a response whose header was not cached (C rejected it, or
-// a value is not cacheable): no slot.
+// A block C rejected, or with a value not to key on: no slot.
 const uncached = new Entry()
 // Round robin: up to SLOT_COUNT alternating blocks never evict each other.
 let nextSlot = 0
 
-// The names, values and (stored headers) keys of the response being matched.
 const names = []
 const values = []
 const keys = []
 
-// The fields of `res` behind the automatic lines. _hasBody is false for
-// HEAD, whose block then has no Content-Length: it must never find a GET's
-// block with the same status and headers.
+// _hasBody: a HEAD block has no Content-Length, never a GET's.
 function stateOf (res) {
   return (res.sendDate ? 1 : 0) | (res._removedConnection ? 2 : 0) |
     (res.shouldKeepAlive ? 4 : 0) | (res.maxRequestsOnConnectionReached ? 8 : 0) |
     (res._defaultKeepAlive ? 16 : 0) | (res._hasBody ? 0 : 32)
 }
 
-// Whether entry `e` has the status, the `n` names and the first `upTo`
-// values (n -1: at least upTo names, the first upTo compared). The
-// Content-Length value is matched by shape only.
+// n -1: at least `upTo` names. Content-Length is matched by shape only.
 function matches (e, code, message, n, upTo) {
   if (e.code !== code || (n >= 0 ? e.n !== n : e.n < upTo) || e.message !== message) return false
   const en = e.names
@@ -214,11 +192,8 @@ function stateMatches (e, res, state) {
     ((state & 1) === 0 || e.hasDate || e.date === currentDate())
 }
 
-// The kind of block a lookup asks for (findEntry()'s `shape`): FRESH, the
-// block end() renders for a fresh response, never chunked; or WRITE_HEAD,
-// one writeHead() renders, with Content-Length from the headers, or with
-// CHUNKABLE chunked framing, or with APPENDABLE the Content-Length line
-// _storeHeader() appends for a length set by hand (handLength()).
+// findEntry()'s `shape`: FRESH (end(), never chunked) or WRITE_HEAD, with
+// CHUNKABLE chunked framing or APPENDABLE a length set by hand (handLength()).
 const FRESH = 0
 const CHUNKABLE = 1
 const APPENDABLE = 2
@@ -236,26 +211,9 @@ function findEntry (code, message, n, upTo, shape) {
   return null
 }
 
-/**
- * What a renderer that found no cached block rendered into `tail`.
- * @typedef {object} Miss
- * @property {number} code
- * @property {string} message
- * @property {boolean} ownMessage the message came as writeHead()'s argument
- * @property {number} n the headers in names[]/values[]
- * @property {number} lengthAt the index of Content-Length among them, or -1
- * @property {boolean} hasDate a Date header among them
- * @property {boolean} chunked chunked framing (no Content-Length hole)
- * @property {number} teAt the index of a Transfer-Encoding, or -1
- * @property {number} shape findEntry()'s: FRESH for end()
- * @property {boolean} keyed the headers are a store's, their keys in keys[]
- */
-
-// Stores the block in `tail` under the key in names/values. A block C
-// rejects is sent uncached, where C rejects it again and Node's end() runs.
+// A block C rejects is sent uncached: C rejects it again, Node's end() runs.
 function store (res, miss) {
   const { code, message, n, lengthAt, chunked } = miss
-  // A Date header the user set is in the key through its name.
   if (!tail.cacheable || (tail.prefix === null) !== chunked) return null
   const e = entries[nextSlot]
   nextSlot = (nextSlot + 1) % KEY.SLOT_COUNT
@@ -289,9 +247,7 @@ function store (res, miss) {
   return e
 }
 
-// Leaves on `res` what writeHead() and _storeHeader() leave for `block` (an
-// entry or `uncached`) with `value` in its hole. `ownMessage`: the reason
-// came as writeHead()'s argument.
+// What writeHead() and _storeHeader() leave on `res`.
 function applyBlock (res, code, message, ownMessage, block, value) {
   block.fill(value)
   if (ownMessage || !res.statusMessage) res.statusMessage = message
@@ -319,8 +275,7 @@ let handed = null
 
 /**
  * @param {http.ServerResponse} res
- * @returns {Entry|null} the block writeHead() rendered last, while
- *   `res._header` is that block: an entry (slot >= 0), `uncached`, or null
+ * @returns {Entry|null} handed while `res._header` is its block
  */
 function blockOf (res) {
   return handed !== null && handed.lastHead === res._header ? handed : null
@@ -337,8 +292,6 @@ function takeBlock (res) {
   return block
 }
 
-// applyBlock() for the block in `tail` (stored as `entry`, or null:
-// `uncached`); clears `tail`.
 function applyRendered (res, miss, value, entry) {
   let block = entry
   if (entry === null) {
@@ -361,15 +314,11 @@ function clearScratch (n) {
 
 // --- Fresh responses: end() renders what setHeader() stored ---------------
 
-// renderFresh()'s answer when Node's renderer must run (nothing changed).
 const RENDER_BY_NODE = 'render-by-node'
 
 /**
- * Renders the block as writeHead(statusCode) and _storeHeader() do for a
- * fresh response, once fallbackReason() said null. Before it changes
- * anything it may instead answer RENDER_BY_NODE (Connection, Keep-Alive,
- * Content-Disposition, a user Content-Length array, HTTP/1.0 without a user
- * Content-Length) or a FALLBACK reason.
+ * Renders as writeHead(statusCode) and _storeHeader() do for a fresh
+ * response, or, having changed nothing, answers RENDER_BY_NODE or a FALLBACK.
  * @param {number} length the body's byte length
  * @returns {Entry|string}
  */
@@ -389,8 +338,7 @@ function renderFresh (res, length) {
       observe(c.n, headers)
       return c
     }
-    // Object.keys() lists the keys as for-in would, in two thirds of its
-    // time on a dictionary-mode store and as fast on a fast-mode one.
+    // Object.keys(): faster than for-in on a dictionary-mode store.
     // Refs: benchmark/instructions.js (headers20, express3)
     n = collectStored(headers)
     lengthAt = found.lengthAt
@@ -411,8 +359,7 @@ function renderFresh (res, length) {
   return renderMiss(res, miss, length)
 }
 
-// The entries renderFresh() and writeHeadStored() found or stored last:
-// most responses repeat the one before, matched without copying the store.
+// Most responses repeat the one before: matched without copying the store.
 let lastFresh = null
 let lastStored = null
 
@@ -422,7 +369,6 @@ function keep (e, n) {
   e.keyed = true
 }
 
-// The Content-Length value sameStore() matched, or the value it was given.
 const again = { value: 0 }
 
 function sameHeader (c, i, key, entry) {
@@ -434,11 +380,9 @@ function sameHeader (c, i, key, entry) {
   return true
 }
 
-// Whether the store holds entry `c`'s headers, compared in place as
-// findEntry() compares copies. A fast-mode store (up to FAST_MAX headers, or
-// a WideStore) is walked with for-in: V8 reads each value through the
-// enumeration cache, where a keyed load per key went megamorphic. A larger
-// store is a dictionary, whose keys Object.keys() lists faster.
+// A fast-mode store (FAST_MAX, a WideStore) is walked with for-in, read
+// through the enumeration cache (a keyed load went megamorphic); a larger one
+// is a dictionary, listed faster by Object.keys().
 // Refs: benchmark/instructions.js (express3, headers20), benchmark/RESULTS.md
 function sameStore (c, headers, value) {
   const n = c.n
@@ -460,17 +404,12 @@ function sameStore (c, headers, value) {
   return true
 }
 
-// Applies entry `c` of the response before (same status line) where the
-// store still holds its headers; else false, having changed nothing.
 function storeAgain (res, c, headers, length, ownMessage) {
   if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return false
   applyBlock(res, c.code, c.message, ownMessage, c, c.chunked ? undefined : again.value)
   return true
 }
 
-// Renders the `n` stored headers into `tail` as _storeHeader() does.
-// Returns null, or, having changed nothing on `res`, RENDER_BY_NODE or the
-// FALLBACK reason.
 function renderStored (res, n, lengthAt) {
   let byNode = false
   for (let i = 0; i < n; i++) {
@@ -501,8 +440,6 @@ function renderStored (res, n, lengthAt) {
   return byNode ? RENDER_BY_NODE : null
 }
 
-// Copies the store into keys/names/values; returns the count, and `found`
-// where Content-Length is and whether there is a Date.
 const found = { lengthAt: -1, hasDate: false }
 function collectStored (headers) {
   const stored = Object.keys(headers)
@@ -528,14 +465,11 @@ function collectStored (headers) {
 // --- writeHead(status, obj) ------------------------------------------------
 
 // The arguments for Node's writeHead() once walkHeaders() stopped reading:
-// an object with the `count` keys met (names[]), the first `read` values as
-// data and getters for the rest, so each value is read once. The getter of
-// `pending` throws `error` again where Node reads it; a getter that deletes
-// a later key from `obj` deletes it from the copy, which Node then skips.
-// Values are assigned: a descriptor per key gives V8 a new map per property
-// and response (benchmark/RESULTS.md, "a header only Node renders"). A key
-// Object.prototype has (`__proto__`, a setter) would not become an own
-// data property by assignment, so it is defined.
+// values read as data, getters for the rest, so each is read once (the
+// getter of `pending` throws `error` again). Values are assigned: a
+// descriptor per key gives V8 a new map per property and response
+// (benchmark/RESULTS.md, "a header only Node renders"); a key
+// Object.prototype has (`__proto__`) would not become an own property so.
 function handOver (obj, reason, read, count, pending, error) {
   tail.head = ''
   tail.prefix = null
@@ -581,7 +515,6 @@ function arrayRenderable (value) {
   return true
 }
 
-// The lowercase name of a header _storeHeader() treats apart, or ''.
 function specialName (key) {
   const length = key.length
   if (length !== 4 && length !== 6 && length !== 7 && length !== 10 && length !== 14 &&
@@ -609,9 +542,7 @@ function nodeOnly (special) {
     special !== 'date'
 }
 
-// From the keys alone: an app whose responses all carry, say, Connection
-// then pays no read and no copy of its headers (benchmark/instructions.js,
-// shape fallbacknode).
+// From the keys alone: no read, no copy (benchmark/instructions.js fallbacknode).
 function nodeOnlyKey (obj) {
   if (obj === undefined) return false
   const own = Object.keys(obj)
@@ -619,8 +550,7 @@ function nodeOnlyKey (obj) {
   return false
 }
 
-// Whether `obj` has an own key of Content-Length's length: without one, a
-// response that cannot be chunked is Node's, known before any value is read.
+// Without a key of Content-Length's length an unchunkable response is Node's.
 function lengthLike (obj) {
   if (obj === undefined) return false
   const own = Object.keys(obj)
@@ -628,29 +558,23 @@ function lengthLike (obj) {
   return false
 }
 
-// The headers read so far: where Content-Length and Transfer-Encoding
-// are, the entry holding all of them (or null), the last that did, and
-// whether they were checked (else they are the last entry's).
+// The headers read so far: the entry holding them all (or null), the last
+// that did, and whether they were checked (else they are its).
 const scan = { lengthAt: -1, teAt: -1, entry: null, last: null, checked: false }
 
-// The framing headers among the first `n`, known from the last entry that
-// held them all.
 function framingOfLast (n) {
   scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
   scan.teAt = scan.last.teAt < n ? scan.last.teAt : -1
 }
 
-// The checks _storeHeader() makes on header `i`, and the shapes rendered
-// here: Content-Length once, or (`chunkable`) a Transfer-Encoding naming
-// chunked, Date, no other header treated apart. False: Node renders (and
-// may throw) from this header on.
+// _storeHeader()'s checks on header `i`. False: Node renders (and may throw)
+// from this header on.
 function headerRenderable (i, key, value, chunkable) {
-  // The name first: Node's writeHead() tests it again anyway.
   const special = specialName(key)
   if (nodeOnly(special)) return false
   if (!TOKEN.test(key)) return false
   if (special === 'content-length') {
-    // Two spellings (Node keeps the last value), or one with Transfer-Encoding.
+    // Two spellings: Node keeps the last value.
     if (scan.lengthAt !== -1 || scan.teAt !== -1) return false
     scan.lengthAt = i
   } else if (special === 'transfer-encoding') {
@@ -667,14 +591,13 @@ function headerRenderable (i, key, value, chunkable) {
   return Array.isArray(value) && arrayRenderable(value) && i !== scan.lengthAt
 }
 
-// While a headers object is read: a getter calling writeHead() on another
-// response gets Node's, as the scratch arrays are in use.
+// A getter calling writeHead() while the scratch arrays are in use gets Node's.
 let walking = false
 
 /**
  * writeHead(statusCode[, reason][, obj]) on a response without stored headers.
- * @returns {true|false|Array} true when rendered, false for Node's
- *   writeHead(), or the arguments Node's writeHead() takes over with
+ * @returns {true|false|Array} true when rendered, else false or the
+ *   arguments for Node's writeHead()
  */
 function fastWriteHead (res, statusCode, reason, obj) {
   if (walking) return false
@@ -689,17 +612,9 @@ function fastWriteHead (res, statusCode, reason, obj) {
   }
 }
 
-/**
- * writeHead(statusCode[, reason][, obj]) in the shape frameworks use: a
- * fresh HTTP/1.1 response, a body-carrying status (on any method: the
- * user's Content-Length frames it, so a HEAD block is a GET block) and a
- * plain object of string, number or array values with Content-Length, or,
- * with a body, without (chunked). Anything else, every input Node rejects
- * included, answers false before changing anything, or the arguments for
- * Node's writeHead() once values were read (each is read once).
- * @param {object|undefined} obj the headers argument as writeHead() picks it
- * @returns {true|false|Array} true when rendered
- */
+// A body-carrying status (on any method: the user's Content-Length frames
+// it, so a HEAD block is a GET block) and a plain object of string, number
+// or array values, with Content-Length or chunked.
 function writeHeadObject (res, statusCode, reason, obj) {
   const message = res[kOutHeaders] === null ? reasonPhrase(res, statusCode, reason) : null
   if (message === null ||
@@ -712,10 +627,6 @@ function writeHeadObject (res, statusCode, reason, obj) {
   return walkHeaders(res, code, message, reason, obj, shape)
 }
 
-// The shape of the block writeHead(`code`, headers) renders for `res`:
-// CHUNKABLE where _storeHeader() would frame a body without Content-Length
-// as chunked (not HEAD, 204, 304, a removed Transfer-Encoding or a length
-// set by hand), APPENDABLE where it appends the length set by hand.
 function framingOf (res, code) {
   const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
     res._removedTE === false && typeof res._contentLength !== 'number' &&
@@ -723,21 +634,13 @@ function framingOf (res, code) {
   return WRITE_HEAD | (chunkable ? CHUNKABLE : 0) | (handLength(res, code) ? APPENDABLE : 0)
 }
 
-/**
- * writeHeadObject() from the headers on. One pass in _storeHeader()'s order
- * (for-in, own keys, each value read once): while the headers equal a
- * cached entry's they were checked when it was stored; from the first that
- * differs, each is checked before the next is read, as Node throws at the
- * first bad one. for-in walks the prototype chain once, as Node's does (a
- * Proxy on it sees the same), and reads obj[key] through the enumeration
- * cache. While the headers are the first entry's, names[] and values[] are
- * left alone (`copied` false) and copyEntry() fills them when needed. Once
- * Node must take over, the loop only collects keys. One function however
- * long (docs/architecture.md, "The inlining budget").
- * @returns {true|false|Array} true when rendered
- */
+// One pass in _storeHeader()'s order (for-in, as Node's: a Proxy on the
+// chain sees the same), each value read once: headers equal to a cached
+// entry's were checked when it was stored; from the first that differs each
+// is checked before the next is read, as Node throws at the first bad one.
+// While they are the first entry's, names[]/values[] wait (`copied`). One
+// function (docs/architecture.md, "The inlining budget").
 function walkHeaders (res, code, message, reason, obj, shape) {
-  // writeHead() checks statusMessage before it reads any header.
   let e = findEntry(code, message, -1, 0, shape)
   if (e === null && (INVALID_HEADER_CHAR.test(message) || nodeOnlyKey(obj))) return false
   let i = 0
@@ -798,7 +701,6 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   }
   if (e === null && !missFramed(n, shape)) return handOver(obj, reason, n, n, null)
   const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
-  // Without Content-Length: the length set by hand, else chunked.
   const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     let value = lengthAt === -1 ? undefined : copied ? values[lengthAt] : lengthValue
@@ -816,9 +718,7 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   return true
 }
 
-// Header `i`, read after the headers left the first entry's: matched
-// against the entries for the status line, and once none holds it checked
-// as _storeHeader() would. False: Node renders from this header on.
+// Header `i` after the first entry's: matched, else checked.
 function laterHeader (i, key, value, code, message, shape) {
   let e = scan.entry
   if (e !== null) {
@@ -839,24 +739,20 @@ function laterHeader (i, key, value, code, message, shape) {
   return headerRenderable(i, key, value, (shape & CHUNKABLE) !== 0)
 }
 
-// Settles `scan` for `n` headers no entry holds. False without a
-// Content-Length where Node would neither chunk nor append one.
+// False where Node would neither chunk nor append a Content-Length.
 function missFramed (n, shape) {
   if (!scan.checked) framingOfLast(n)
   return scan.lengthAt !== -1 || shape !== WRITE_HEAD
 }
 
-// Whether _storeHeader() would append `Content-Length: <_contentLength>`
-// to headers without Content-Length or Transfer-Encoding: a length set by
-// hand before writeHead(), as @hono/node-server does.
+// A length set by hand before writeHead() (@hono/node-server), which
+// _storeHeader() appends.
 function handLength (res, code) {
   return code !== 204 && code !== 304 && res._hasBody === true && res._removedContLen === false &&
     res.useChunkedEncodingByDefault === true && typeof res._contentLength === 'number' &&
     lengthCacheable(res._contentLength)
 }
 
-// Fills names[] and values[] with entry `e`'s first `upTo` headers, which
-// walkHeaders() found equal (Content-Length: `lengthValue`). Returns true.
 function copyEntry (e, upTo, lengthValue) {
   const en = e.names
   const ev = e.values
@@ -867,11 +763,8 @@ function copyEntry (e, upTo, lengthValue) {
   return true
 }
 
-// The reason phrase of writeHead(statusCode[, reason]) on `res` where the
-// renderer takes the status line, else null. Only primitive statuses:
-// ToInt32 of an object would run user code twice when Node's writeHead()
-// takes over. Keep-Alive's max is the number on Node 20 to 26.10, its
-// ToInt32 on 26.12+: only an int32 renders alike.
+// The reason phrase, or null. A status object's ToInt32 would run user code
+// twice; Keep-Alive's max renders alike on all lines only as an int32.
 function reasonPhrase (res, statusCode, reason) {
   if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') || res._header ||
       res.chunkedEncoding || typeof res.useChunkedEncodingByDefault !== 'boolean' ||
@@ -887,16 +780,14 @@ function reasonPhrase (res, statusCode, reason) {
 
 // --- writeHead(status[, reason]) after setHeader() ---------------------------
 
-// Leaving the store to Node: not kept as the last WideStore past its
-// response (test/retention.test.js).
+// Not kept as the last WideStore (test/retention.test.js).
 function byNode () {
   forgetWide()
   return false
 }
 
 /**
- * writeHead(statusCode[, reason]) on a response with stored headers. An
- * object argument is merged into the store by Node's writeHead(): false.
+ * writeHead(statusCode[, reason]) on a response with stored headers.
  * @returns {boolean} true when rendered
  */
 function storedWriteHead (res, statusCode, reason, obj) {
@@ -912,10 +803,8 @@ function storedWriteHead (res, statusCode, reason, obj) {
   return writeHeadStored(res, code, message, typeof reason === 'string', headers)
 }
 
-// storedWriteHead() with _contentLength set and no Content-Length header:
-// end()'s implicit header through an agent's writeHead wrapper, or a length
-// set by hand. Node frames the body with it as end() does: renderFresh()
-// renders, its checks (lib/decide.js freshReason()) made here.
+// end()'s implicit header through a writeHead wrapper, or a length set by
+// hand: renderFresh() after lib/decide.js freshReason()'s checks.
 function lengthWriteHead (res, statusCode, message, headers) {
   if (statusCode !== res.statusCode || res._removedContLen !== false || INVALID_HEADER_CHAR.test(message) ||
       headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
@@ -928,18 +817,11 @@ function lengthWriteHead (res, statusCode, message, headers) {
   return true
 }
 
-// Renders stored headers as writeHead() and _storeHeader() do: without
-// Content-Length a response with a body is chunked, one without (HEAD, 204,
-// 304) has no framing. False, having changed nothing, for what Node must
-// render: Transfer-Encoding, Trailer, Expect, Connection, Keep-Alive,
-// Content-Disposition, other values than strings, numbers and their arrays,
-// no Content-Length where Node would not chunk.
 function writeHeadStored (res, code, message, ownMessage, headers) {
   const bodyless = isBodylessStatus(code) || res._hasBody !== true
   const byDefault = res.useChunkedEncodingByDefault === true
   const chunkable = byDefault && !bodyless && res._removedTE === false &&
     typeof res._contentLength !== 'number'
-  // The entry of the response before passed the checks below.
   const c = lastStored
   if (c !== null && c.code === code && c.message === message &&
       (c.lengthAt >= 0 || (chunkable && c.chunked)) && storeAgain(res, c, headers, undefined, ownMessage)) {
@@ -977,16 +859,9 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   return typeof renderMiss(res, miss, undefined) !== 'string'
 }
 
-/**
- * Renders, stores and applies the block for headers no entry holds: a
- * store's (`keyed`), checked here, or those walkHeaders() and readPairs()
- * checked while reading. A block for writeHead() is handed to end().
- * @param {Miss} miss
- * @param {*} length the length framing a body without Content-Length
- *   where Node does not chunk it
- * @returns {Entry|string} the block, or, having changed nothing on `res`,
- *   RENDER_BY_NODE or the FALLBACK reason (a store only)
- */
+// The block for headers no entry holds: a store's (`keyed`), checked here,
+// or those walkHeaders() and readPairs() checked. `miss`: code, message,
+// ownMessage, n, lengthAt, hasDate, chunked, teAt, shape, keyed.
 function renderMiss (res, miss, length) {
   const { code, n, lengthAt, chunked } = miss
   tail.head = statusLine(code, miss.message)
@@ -1009,9 +884,8 @@ function renderMiss (res, miss, length) {
     }
   }
   renderTail(res, miss.hasDate)
-  // After the automatic lines, as _storeHeader() adds them; no hole without
-  // a body (HEAD, 204, 304): not cached. freshReason() and handLength()
-  // excluded a removed Content-Length, so `length` is the framing.
+  // No hole without a body (HEAD, 204, 304); freshReason() and handLength()
+  // excluded a removed Content-Length.
   if (chunked) {
     if (miss.teAt === -1) {
       tail.head += CHUNKED_FRAMING
@@ -1037,25 +911,16 @@ function renderMiss (res, miss, length) {
 
 // --- writeHead(status, array) ----------------------------------------------
 
-/**
- * writeHead(statusCode[, reason], headers) with an array, flat
- * `[name, value, ...]` or nested `[[name, value], ...]` (srvx, h3's Node
- * adapter), on a response without stored headers. _storeHeader() tells the
- * forms apart by `headers.length && ArrayIsArray(headers[0])`, throws for a
- * flat array of odd length, and renders the pairs in order as an object's
- * entries, duplicates kept: so the block is cached under the same key.
- * What headerRenderable() refuses answers false before anything changed,
- * and Node's writeHead() reads the elements again (the same values, unless
- * an index is an accessor). Refs: test/array-headers.test.js
- * @returns {boolean} true when rendered
- */
+// writeHead() with flat `[name, value, ...]` or nested `[[name, value]]`
+// pairs (srvx, h3), rendered as _storeHeader() renders an object's entries,
+// duplicates kept. A refusal leaves Node's writeHead() to read the elements
+// again. Refs: test/array-headers.test.js
 function writeHeadArray (res, statusCode, reason, headers) {
   if (res[kOutHeaders] !== null || isProxy(headers)) return false
   const message = reasonPhrase(res, statusCode, reason)
   if (message === null) return false
   const code = statusCode | 0
   const shape = framingOf(res, code)
-  // writeHead() checks statusMessage before _storeHeader() reads the array.
   const first = findEntry(code, message, -1, 0, shape)
   if (first === null && INVALID_HEADER_CHAR.test(message)) return false
   const nested = headers.length !== 0 && Array.isArray(headers[0])
@@ -1084,10 +949,8 @@ function writeHeadArray (res, statusCode, reason, headers) {
   return true
 }
 
-// Reads the pairs into names[] and values[] as _storeHeader() does
-// (`headers.length` each time round), each matched and checked as
-// walkHeaders() reads an object's. Returns their number, or -1 for Node's
-// writeHead().
+// The pairs into names[]/values[] (`headers.length` read each time, as
+// _storeHeader()); -1 for Node's writeHead().
 function readPairs (headers, nested, code, message, first, shape) {
   scan.entry = first
   scan.last = first
