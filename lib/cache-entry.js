@@ -1,9 +1,7 @@
 'use strict'
 
-// One block of the header-block cache (lib/render.js): its key (code,
-// message, names, values but Content-Length, the response state behind the
-// automatic lines, the Date), its C slot, and the one memory of its
-// Content-Length.
+// One block of the header-block cache (lib/render.js): its key, its C slot
+// and the one memory of its Content-Length.
 function Entry () {
   this.slot = -1
   this.code = 0
@@ -11,33 +9,28 @@ function Entry () {
   this.n = 0
   this.names = []
   this.values = []
-  // The lowercase keys of a block rendered from a store (`keyed`).
-  this.keys = []
+  this.keys = [] // lowercase, of a block rendered from a store (`keyed`)
   this.keyed = false
   this.lengthAt = -1 // index of Content-Length in names, -1: appended by Node
-  this.chunked = false // writeHead() without Content-Length: chunked framing
+  this.chunked = false
   this.teAt = -1 // index of a user Transfer-Encoding in names
   this.hasDate = false // a user Date header: no automatic one
   this.state = 0
   this.keepAliveTimeout = 0
   this.maxRequests = 0
   this.date = ''
-  this.prefix = ''
+  this.prefix = '' // null: chunked, no Content-Length hole
   this.suffix = ''
   this.lines = 0
   this.last = null // what _last becomes; null keeps it
-  // The Content-Length value of the block last rendered, and that block:
-  // most responses repeat both.
+  // The Content-Length value of the block last rendered, and that block.
   this.lastValue = undefined
   this.lastHead = ''
-  // Whether C's slot holds lastValue's digits (src/napi_cache.c
-  // read_length()): the write then passes the key's REPEAT bit and C reads
-  // no value. A fact about C's copy, not a second copy of the value.
+  // Whether C's slot holds lastValue's digits: the write then sets the key's
+  // REPEAT bit (src/napi_cache.c). A fact about C's copy, not a second one.
   this.digitsKept = false
 }
 
-// A new block in the slot: `prefix` and `suffix` around the Content-Length
-// hole (prefix null: chunked, no hole).
 Entry.prototype.setBlock = function setBlock (prefix, suffix) {
   this.prefix = prefix
   this.suffix = suffix
@@ -46,7 +39,7 @@ Entry.prototype.setBlock = function setBlock (prefix, suffix) {
   this.digitsKept = false
 }
 
-// The block with `value` in its hole; a block without one is the suffix.
+// The block with `value` in its hole, rendered once per value.
 Entry.prototype.fill = function fill (value) {
   if (value !== this.lastValue) {
     this.lastValue = value
@@ -56,8 +49,7 @@ Entry.prototype.fill = function fill (value) {
   return this.lastHead
 }
 
-// The Content-Length argument of binding.sendCached()/fillCached(): -1
-// where C kept lastValue's digits.
+// binding.sendCached()/fillCached()'s length: -1 where C kept the digits.
 Entry.prototype.lengthArgument = function lengthArgument () {
   if (this.digitsKept) return -1
   this.digitsKept = true
