@@ -94,8 +94,7 @@ function readOptions (options) {
   }
   let flags = 0
   const { encoding, chunked, headerEncoding } = options
-  // Buffer.from(str, 'ascii') writes the low byte of each char, as 'latin1'
-  // does (Node's Buffer docs, "Buffers and character encodings").
+  // 'ascii' writes the low byte of each char, as 'latin1' (Node's Buffer docs).
   if (encoding === 'latin1' || encoding === 'ascii') {
     flags |= BODY_LATIN1
   } else if (encoding !== undefined && encoding !== 'utf8' && encoding !== 'utf-8') {
@@ -125,11 +124,7 @@ function isScalar (value) {
 // False for a type validate() refuses.
 function pushEntry (flat, name, value) {
   if (typeof name !== 'string') return false
-  if (typeof value === 'string') {
-    flat.push(name, value)
-    return true
-  }
-  if (typeof value === 'number') {
+  if (isScalar(value)) {
     flat.push(name, String(value))
     return true
   }
