@@ -341,7 +341,7 @@ function assembleUtf8 (block, body, chunked) {
   const head = block.length
   const n = body.length
   // n..3n bytes: the hex has at most one more digit.
-  const line = chunked ? hexLength(n) + 2 : 0
+  const line = chunked ? n.toString(16).length + 2 : 0
   const tail = chunked ? CHUNK_END.length : 0
   const min = head + line + n + tail
   if (min > UTF8_POOL_MAX) return null
@@ -365,15 +365,6 @@ function assembleUtf8 (block, body, chunked) {
     end += tail
   }
   return take(small, off, end - off)
-}
-
-function hexLength (n) {
-  let digits = 1
-  while (n >= 16) {
-    n = Math.floor(n / 16)
-    digits++
-  }
-  return digits
 }
 
 function place (block, body, len, chunked, latin1) {
