@@ -1,8 +1,8 @@
 'use strict'
 
-// buildHttpMessage() (docs/build-http-message.md): with the addon where it
-// loaded, else a JS version that gives the same bytes. Inputs are checked as
-// writeHead() and end() check them, in the same order, with Node's errors.
+// buildHttpMessage() (docs/build-http-message.md): the addon where it
+// loaded, else JS with the same bytes; inputs checked as writeHead() and end()
+// check them, in order, with Node's errors.
 
 // Buffer from its module: the global is an accessor, one call per use.
 const { Buffer } = require('node:buffer')
@@ -15,35 +15,27 @@ const { RESULT: { REJECTED }, DETAIL } = require('./codes.js')
 const { TOKEN, INVALID_HEADER_CHAR } = require('./header-rules.js')
 const { statusLine, fieldLine, LINE_END } = require('./head.js')
 
-// Why lib/binding.js exports null is on its module record, read while that
-// record is the one just loaded (tests load this file afresh).
+// Why lib/binding.js exports null (tests load this file afresh).
 const bindingRecord = require.cache[require.resolve('./binding.js')]
 const loadError = (bindingRecord && bindingRecord.loadError) || null
 
-// The addon's flag bits; without it any distinct bits name the options.
 const { CHUNKED, BODY_LATIN1, HEAD_UTF8 } = binding === null
   ? { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4 }
   : binding.flags
 
-// The default reason phrases, copied once so that a later change to
-// http.STATUS_CODES cannot make the JS fallback differ from the addon's
-// built-in table (src/http_message.c hm_default_reason()).
+// Copied once: a later change to http.STATUS_CODES must not make the JS
+// fallback differ from src/http_message.c hm_default_reason().
 const DEFAULT_REASONS = Object.freeze({ ...STATUS_CODES })
 
 function phraseOf (code, reason) {
   return reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown')
 }
 
-// Results are views into a slab, handed out in order as Buffer.allocUnsafe()
-// hands out Node's pool: a Buffer of its own adds an ArrayBuffer per
-// message (malloc, backing store, the sweeper's accounting), which costs
-// more than serializing a small message and, up to LARGE_MAX bytes, more
-// than a second, larger slab's page faults. Every byte of a result is written before it is handed out,
-// and a slab's free part only moves forward. A UTF-8 string body goes to
-// the small slab up to UTF8_POOL_MAX chars without counting its bytes
-// first, which would cost more than the page faults. Bodies are copied with
-// TypedArray#set, which beat a copy in the addon at these sizes.
-// Refs: benchmark/build-message.js, benchmark/RESULTS.md
+// Results are views into a slab, as Buffer.allocUnsafe() hands out Node's
+// pool: an ArrayBuffer per message costs more than serializing a small one
+// and, up to LARGE_MAX bytes, more than a larger slab's page faults; a UTF-8
+// body up to UTF8_POOL_MAX chars goes in uncounted. Every byte is written
+// before it is handed out. Refs: benchmark/build-message.js, benchmark/RESULTS.md
 const POOL_SIZE = 64 * 1024
 const POOL_MAX = 8 * 1024
 const UTF8_POOL_MAX = POOL_SIZE >>> 1
@@ -52,33 +44,23 @@ const LARGE_MAX = 32 * 1024
 
 const fill = binding === null ? null : binding.fill
 // `ab`: the ArrayBuffer under `buf`, as the addon takes it.
-function newSlab (size) {
-  return { buf: null, ab: null, size, offset: 0 }
-}
+const small = { buf: null, ab: null, size: POOL_SIZE, offset: 0 }
+const large = { buf: null, ab: null, size: LARGE_POOL_SIZE, offset: 0 }
 
-const small = newSlab(POOL_SIZE)
-const large = newSlab(LARGE_POOL_SIZE)
-
-// The header block cache, most recently used first. An entry is reused
-// only when its status code, reason, head encoding and flat fields are each
-// === to the call's, compared afresh on every call: a value is never
-// trusted for being the same object as before, so nothing differing from a
-// validated value skips validation. The keys are private copies (from
-// snapshot() or flatten()). A block is rendered into the spare ArrayBuffer,
-// which becomes an entry's only once the block is complete: a failed render
-// leaves every entry as it was.
+// The header block cache, most recently used first, keyed on private copies
+// compared === afresh on every call: nothing differing from a validated
+// value skips validation. A block is rendered into `spare`, an entry's only
+// once complete.
 const CACHE_SIZE = 8
 const BLOCK_MAX = 8 * 1024
 const cache = []
 let spare = null
-// For cacheInfo().
 let hits = 0
 let misses = 0
 
-// After MISS_STREAK misses in a row (say, a Content-Length that changes with
-// every body) caching each miss costs more than the cache saves: only about
-// 1 in 16 is cached, picked by xorshift so that a set repeating on any
-// period still gets in; its first hit ends the streak.
+// After MISS_STREAK misses in a row (a Content-Length per body) about 1 in
+// 16 is cached, picked by xorshift so that a set repeating on any period
+// still gets in.
 const MISS_STREAK = 32
 let streak = 0
 let seed = 0x2545f491
@@ -91,8 +73,7 @@ function admit () {
   return (seed & 15) === 0
 }
 
-// Taken once, so that a later patch of Buffer.prototype cannot run user
-// code while a message is half written.
+// Taken once: a later patch cannot run while a message is half written.
 const { utf8Write, latin1Write } = Buffer.prototype
 const typedArraySet = Uint8Array.prototype.set
 const typedArrayCopyWithin = Uint8Array.prototype.copyWithin
@@ -100,13 +81,11 @@ const typedArrayCopyWithin = Uint8Array.prototype.copyWithin
 const byteLengthOf = Object.getOwnPropertyDescriptor(
   Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get
 
-// RFC 9112 section 7.1: the end of the one chunk with the last chunk, and
-// the last chunk alone.
+// RFC 9112 section 7.1.
 const CHUNK_END = Buffer.from('\r\n0\r\n\r\n', 'latin1')
 const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1')
 
-// Strings up to this many chars are written byte by byte in JS (when they
-// are ASCII, or for latin1); a call into Buffer's writer costs more.
+// Up to this many chars JS writes a string faster than Buffer's writer.
 const SHORT_STRING = 48
 
 function readOptions (options) {
@@ -116,8 +95,7 @@ function readOptions (options) {
   }
   let flags = 0
   const { encoding, chunked, headerEncoding } = options
-  // Buffer.from(str, 'ascii') writes the low byte of each char, as 'latin1'
-  // does (Node's Buffer docs, "Buffers and character encodings").
+  // 'ascii' writes the low byte of each char, as 'latin1' (Node's Buffer docs).
   if (encoding === 'latin1' || encoding === 'ascii') {
     flags |= BODY_LATIN1
   } else if (encoding !== undefined && encoding !== 'utf8' && encoding !== 'utf-8') {
@@ -144,14 +122,10 @@ function isScalar (value) {
   return typeof value === 'string' || typeof value === 'number'
 }
 
-// Appends one header entry to `flat`; false for a type validate() refuses.
+// False for a type validate() refuses.
 function pushEntry (flat, name, value) {
   if (typeof name !== 'string') return false
-  if (typeof value === 'string') {
-    flat.push(name, value)
-    return true
-  }
-  if (typeof value === 'number') {
+  if (isScalar(value)) {
     flat.push(name, String(value))
     return true
   }
@@ -159,8 +133,7 @@ function pushEntry (flat, name, value) {
   for (let i = 0; i < value.length; i++) {
     if (!isScalar(value[i])) return false
   }
-  // processHeader() joins a cookie array of 2 or more with '; ' and emits
-  // every other array as one line per element.
+  // As processHeader().
   if (value.length >= 2 && isCookie(name)) {
     flat.push(name, value.join('; '))
   } else {
@@ -169,10 +142,8 @@ function pushEntry (flat, name, value) {
   return true
 }
 
-// Reads `headers` once into a fresh [name, value, ...] array, or null for a
-// shape validate() refuses. Every later step works on this copy, so a getter
-// or proxy trap runs once per value and call, and what is checked is what
-// is written.
+// `headers` read once into [name, value, ...] (null: a shape validate()
+// refuses): a getter runs once, and what is checked is what is written.
 function snapshot (headers) {
   if (headers === undefined || headers === null) return []
   if (Array.isArray(headers)) {
@@ -192,9 +163,7 @@ function snapshot (headers) {
   return snap
 }
 
-// The snapshot as string names and string or number values, one entry per
-// line (a Cookie array joined), or null for a wrong type. Characters are
-// checked by the addon or validate().
+// One entry per line, or null for a wrong type.
 function flatten (snap) {
   let i = 0
   while (i < snap.length && typeof snap[i] === 'string' && isScalar(snap[i + 1])) i += 2
@@ -213,17 +182,15 @@ function flatten (snap) {
   return flat
 }
 
-// The addon's `name NUL value CR LF` lines: one string crosses into the
-// addon instead of one per field, as reading a string through Node-API costs
-// more than the bytes it copies.
+// One string into the addon, not one per field: a Node-API string read
+// costs more than the bytes it copies.
 function joinFields (flat) {
   let fields = ''
   for (let i = 0; i < flat.length; i += 2) fields += flat[i] + '\0' + flat[i + 1] + '\r\n'
   return fields
 }
 
-// The entry whose inputs equal these, moved to the front, or null. NaN
-// never matches, which only costs a miss.
+// Moved to the front. NaN never matches: a miss.
 function lookup (code, reason, utf8, flat) {
   const n = flat.length
   for (let e = 0; e < cache.length; e++) {
@@ -241,7 +208,6 @@ function lookup (code, reason, utf8, flat) {
   return null
 }
 
-// Makes the `len` bytes rendered at the start of `spare` an entry.
 function remember (code, reason, utf8, flat, len) {
   const block = Buffer.from(spare, 0, len)
   const entry = { code, reason, utf8, flat, block }
@@ -249,7 +215,6 @@ function remember (code, reason, utf8, flat, len) {
   let e = cache.length
   if (e >= CACHE_SIZE) {
     e = CACHE_SIZE - 1
-    // The evicted block's memory renders the next one.
     spare = cache[e].block.buffer
   }
   for (; e > 0; e--) cache[e] = cache[e - 1]
@@ -262,8 +227,7 @@ function getSpare () {
   return spare
 }
 
-// A miss with a UTF-8 head: the addon checks and renders the block, into
-// the spare block memory where it fits. Null where the addon refuses.
+// A miss with a UTF-8 head; a number where the addon refuses.
 function renderUtf8Native (code, reason, flat) {
   const r = fill(joinFields(flat), flat.length >>> 1, code, reason, undefined, HEAD_UTF8, getSpare(), 0)
   if (r === REJECTED) return DETAIL[0]
@@ -272,17 +236,14 @@ function renderUtf8Native (code, reason, flat) {
   return admit() ? remember(code, reason, true, flat, len) : Buffer.from(spare, 0, len)
 }
 
-// A miss with a latin1 head: the addon checks and writes the whole message
-// in one call, and the head's bytes are then cached. With the default
-// reason passed as a string, the head's length is known exactly:
-// "HTTP/1.1 ddd " + reason + CRLF, per field one byte more than its
-// `name NUL value CR LF`, CRLF. Null where the addon refuses.
+// A miss with a latin1 head: the whole message in one call, then its head
+// cached, whose length is known: "HTTP/1.1 ddd " + reason + CRLF, per field
+// one byte more than `name NUL value CR LF`, CRLF.
 function buildNative (code, reason, flat, body, flags) {
   const phrase = phraseOf(code, reason)
   const fields = joinFields(flat)
   const numHeaders = flat.length >>> 1
   const head = 17 + phrase.length + fields.length + numHeaders
-  // A lower bound of the size, exact for a latin1 body without framing.
   let size = head
   if (typeof body === 'string') size += body.length
   else if (body !== undefined && body !== null) size += byteLengthOf.call(body)
@@ -290,8 +251,7 @@ function buildNative (code, reason, flat, body, flags) {
     ? (size <= UTF8_POOL_MAX ? small : null)
     : slabFor(size)
   const off = slab === null ? 0 : reserve(slab, size)
-  // The addon writes only when the message fits at `off`; otherwise it
-  // returns a Buffer of its own.
+  // A Buffer of its own where the message does not fit at `off`.
   const r = fill(fields, numHeaders, code, phrase, body, flags, slab === null ? null : slab.ab, off)
   if (r === REJECTED) return DETAIL[0]
   const out = r === undefined ? take(slab, off, DETAIL[0]) : r
@@ -303,18 +263,15 @@ function buildNative (code, reason, flat, body, flags) {
   return out
 }
 
-// Whether `buf` has the blank line that ends a head at `len`: a check that
-// the computed length is the head's before its bytes are cached.
+// The computed length is the head's before its bytes are cached.
 function endsHead (buf, len) {
   return buf[len - 4] === 13 && buf[len - 3] === 10 && buf[len - 2] === 13 && buf[len - 1] === 10
 }
 
-// The header block without the addon, for input validate() accepted.
 function renderJs (code, reason, utf8, flat) {
   let head = statusLine(code, phraseOf(code, reason))
   for (let i = 0; i < flat.length; i += 2) head += fieldLine(flat[i], flat[i + 1])
   head += LINE_END
-  // Validated chars are at most 0xFF: two UTF-8 bytes each at most.
   if ((utf8 ? 2 * head.length : head.length) > BLOCK_MAX) {
     return Buffer.from(head, utf8 ? 'utf8' : 'latin1')
   }
@@ -325,20 +282,14 @@ function renderJs (code, reason, utf8, flat) {
   return admit() ? remember(code, reason, utf8, flat, len) : Buffer.from(spare, 0, len)
 }
 
-// The slab for a message of exactly `len` bytes, or null when it gets a
-// Buffer of its own.
 function slabFor (len) {
   if (len <= POOL_MAX) return small
   return len <= LARGE_MAX ? large : null
 }
 
-// `len` bytes of room (at most the slab's size): in `slab` at the returned
-// offset (a fresh slab when the current one has less room left), to be
-// handed out by take().
+// The offset of `len` bytes of room in `slab`, handed out by take().
 function reserve (slab, len) {
   if (slab.buf === null || len > slab.size - slab.offset) {
-    // Uninitialised, like Buffer.allocUnsafe(): every byte handed out is
-    // written first.
     slab.buf = Buffer.allocUnsafeSlow(slab.size)
     slab.ab = slab.buf.buffer
     slab.offset = 0
@@ -346,16 +297,13 @@ function reserve (slab, len) {
   return slab.offset
 }
 
-// Hands out the `len` bytes written at `off` in `slab`.
 function take (slab, off, len) {
-  // 8-byte aligned, as Node's own pool keeps its slices.
+  // 8-byte aligned, as Node's pool.
   slab.offset = (off + len + 7) & ~7
   return Buffer.from(slab.ab, off, len)
 }
 
-// Writes the string `s` at `off` in `dst` (room for `max` bytes) and returns
-// the count, UTF-8 or latin1 (the low byte of each char) as Buffer.from()
-// encodes it.
+// The bytes written, as Buffer.from() encodes `s`.
 function writeString (dst, off, s, latin1, max) {
   const n = s.length
   if (n <= SHORT_STRING) {
@@ -374,9 +322,7 @@ function writeString (dst, off, s, latin1, max) {
   return latin1 ? latin1Write.call(dst, s, off, max) : utf8Write.call(dst, s, off, max)
 }
 
-// The message: `block`, then the body framed as `flags` says. Runs no user
-// code: the body is a string, a Uint8Array (read through the intrinsic
-// byteLength getter and copied with the intrinsic set) or nothing.
+// `block` and the body, framed; runs no user code (intrinsics only).
 function assemble (block, body, flags) {
   const chunked = (flags & CHUNKED) !== 0
   if (typeof body === 'string') {
@@ -389,19 +335,15 @@ function assemble (block, body, flags) {
   return place(block, body, byteLengthOf.call(body), chunked, false)
 }
 
-// A UTF-8 string body whose byte count is not known yet: written straight
-// into the slab's free part, which the message may take all of, at least
-// as many bytes as the body has chars, so ASCII text needs no counting pass.
-// Buffer's writers write as much of a string as fits, never part of a
-// char: a write that left 4 or more bytes of room (or had room for 3 bytes
-// per char) wrote the whole string. Returns null, having handed out
-// nothing, when the message may not fit the slab.
+// A UTF-8 body written uncounted into the slab's free part: Buffer's
+// writers never write part of a char, so a write that left 4 bytes of room
+// (or had 3 per char) wrote it all. Null, nothing handed out, where it may
+// not fit.
 function assembleUtf8 (block, body, chunked) {
   const head = block.length
   const n = body.length
-  // The size line for n bytes; the body takes n..3n bytes, whose hex has
-  // at most one more digit.
-  const line = chunked ? hexLength(n) + 2 : 0
+  // n..3n bytes: the hex has at most one more digit.
+  const line = chunked ? n.toString(16).length + 2 : 0
   const tail = chunked ? CHUNK_END.length : 0
   const min = head + line + n + tail
   if (min > UTF8_POOL_MAX) return null
@@ -427,18 +369,6 @@ function assembleUtf8 (block, body, chunked) {
   return take(small, off, end - off)
 }
 
-function hexLength (n) {
-  let digits = 1
-  while (n >= 16) {
-    n = Math.floor(n / 16)
-    digits++
-  }
-  return digits
-}
-
-// The message for a body of exactly `len` bytes (`body` a string, written
-// as latin1 or UTF-8, a Uint8Array or null): in a slab when it is at most
-// LARGE_MAX bytes (slabFor()), else in a Buffer of its own.
 function place (block, body, len, chunked, latin1) {
   const head = block.length
   let total = head + len
@@ -480,8 +410,7 @@ function validateValue (name, value) {
   }
 }
 
-// lib/_http_outgoing.js processHeader() with validation on, plus our type
-// rule for values.
+// processHeader() with validation on, plus our type rule for values.
 function validateEntry (name, value) {
   if (typeof name !== 'string' || name === '' || !TOKEN.test(name)) {
     throw errors.invalidHttpToken(name, buildHttpMessage)
@@ -491,24 +420,19 @@ function validateEntry (name, value) {
     return
   }
   if (value.length >= 2 && isCookie(name)) {
-    // Node joins without looking at the elements; our type rule still
-    // applies to each of them before the joined line is checked.
+    // Node joins unchecked; our type rule applies to each first.
     for (let i = 0; i < value.length; i++) {
       if (!isScalar(value[i])) validateValue(name, value[i])
     }
     validateValue(name, value.join('; '))
   } else {
-    // storeHeader() checks each line in turn.
     for (let i = 0; i < value.length; i++) validateValue(name, value[i])
   }
 }
 
 // Throws the error Node would throw first for writeHead(code, reason,
-// headers) followed by end(body): status code, status message, headers in
-// order, then the body. `snap` is snapshot(headers), checked in place of
-// `headers`' own values. Returns normally when everything is acceptable.
+// headers) then end(body); `snap` is checked for `headers`' values.
 function validate (statusCode, code, reason, headers, snap, body) {
-  // _http_server.js writeHead(): `statusCode |= 0`, then the range check.
   if (code < 100 || code > 999) {
     throw errors.invalidStatusCode(statusCode, buildHttpMessage)
   }
@@ -543,10 +467,9 @@ function validate (statusCode, code, reason, headers, snap, body) {
  */
 function buildHttpMessage (statusCode, reason, headers, body, options) {
   const flags = readOptions(options)
-  // ToInt32, exactly as writeHead() coerces: '404' -> 404, 200.9 -> 200.
+  // ToInt32, as writeHead(): '404' -> 404, 200.9 -> 200.
   const code = statusCode | 0
-  // The only reads of `headers`: user code may run here, before anything is
-  // looked up or written.
+  // The only reads of `headers`, before anything is looked up or written.
   const snap = snapshot(headers)
   const flat = snap === null ? null : flatten(snap)
   const why = typeof reason === 'string' ? reason : undefined
@@ -565,15 +488,12 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
     if (binding !== null) {
       const out = utf8 ? renderUtf8Native(code, why, flat) : buildNative(code, why, flat, body, flags)
       if (typeof out !== 'number') return utf8 ? assemble(out, body, flags) : out
-      // Refused: validate() throws Node's error for the input. It checks by
-      // the same rules (test/build-errors.test.js); should the two ever
-      // disagree, nothing the addon refused goes out.
+      // validate() throws Node's error by the same rules
+      // (test/build-errors.test.js); should they disagree, nothing goes out.
       validate(statusCode, code, reason, headers, snap, body)
       throw errors.rejected(out, buildHttpMessage)
     }
   }
-  // Without the addon, or where a type is wrong: validate() throws Node's
-  // error.
   validate(statusCode, code, reason, headers, snap, body)
   return assemble(renderJs(code, why, utf8, flat), body, flags)
 }

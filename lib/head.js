@@ -1,8 +1,7 @@
 'use strict'
 
-// The text of an HTTP/1.1 response head as Node's writeHead() and
-// _storeHeader() write it (and src/http_message.c hm_write()), spelled
-// once for lib/render.js and lib/build.js.
+// The head text of Node's writeHead() and _storeHeader() (and
+// src/http_message.c hm_write()), for lib/render.js and lib/build.js.
 
 function statusLine (code, message) {
   return 'HTTP/1.1 ' + code + ' ' + message + '\r\n'

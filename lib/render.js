@@ -1,18 +1,12 @@
 'use strict'
 
-// Renders the header block exactly as ServerResponse#writeHead and
-// OutgoingMessage#_storeHeader do, with every side effect on the response,
-// and keeps the last few blocks in C (binding.cacheSet) so that a response
-// equal to an earlier one reuses their checked bytes: no string building, no
-// regular expression and no string flattening per response.
-//
-// A block is keyed on all its bytes depend on: the status line, every
-// header name and value in order (arrays are never cached), the response
-// fields behind the automatic lines (stateOf(), stateMatches()) and the
-// Date of the current second. The Content-Length value is a hole in the
-// block that each response fills with its own digits, which C checks:
-// validation is never skipped, only not repeated. A block writeHead()
-// renders without Content-Length frames the body as chunked and has no hole.
+// Renders the header block as ServerResponse#writeHead and
+// OutgoingMessage#_storeHeader do, side effects included, and keeps the
+// last few blocks in C (binding.cacheSet): a response equal to an earlier one
+// reuses their checked bytes. A block is keyed on all its bytes depend on
+// (stateOf(), the Date's second); its Content-Length value is a hole each
+// response fills with digits C checks: validation is not repeated, never
+// skipped.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -30,12 +24,10 @@ const { Entry } = require('./cache-entry.js')
 const { STATUS_CODES } = http
 const { isProxy } = util.types
 const ObjectPrototype = Object.prototype
-// Called as hasOwnProperty.call(obj, key) inside for-in: V8 turns that
-// shape into an enumeration-cache check instead of a call.
+// hasOwnProperty.call(obj, key) inside for-in is an enumeration-cache check.
 const { hasOwnProperty } = ObjectPrototype
 
-// The Transfer-Encoding values after which Node frames the body as chunked
-// (RE_TE_CHUNKED, lib/_http_outgoing.js).
+// RE_TE_CHUNKED, lib/_http_outgoing.js.
 const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
 
 const CONNECTION_CLOSE = fieldLine('Connection', 'close')
@@ -46,12 +38,8 @@ const LENGTH_START = fieldStart('Content-Length')
 let kOutHeaders, kLenientCache, nodeDate, learned
 if (internals !== null) ({ kOutHeaders, kLenientCache, nodeDate, learned } = internals)
 
-const CACHE_SIZE = KEY.SLOT_COUNT
-
 // Node's utcDate(), asked again whenever this copy may be stale: Node keeps
-// one string per second, so a copy taken within that second is what Node
-// renders until it ends. A clock set back leaves the second too: Node's
-// copy, reset by a timer, then renders the earlier time, and so must this.
+// one string per second, reset by a timer (a clock set back included).
 let dateValue = ''
 let dateExpires = 0
 function currentDate () {
@@ -68,20 +56,10 @@ function currentDate () {
   return value
 }
 
-// The block being rendered: prefix + value + head once the Content-Length
-// hole was reached (`prefix` set); `cacheable` turns false for any value
-// the cache must not key on.
+// The block being rendered: prefix + value + head past the Content-Length hole.
 const tail = { head: '', prefix: null, lines: 0, last: false, cacheable: true, date: '' }
 
-function resetTail (statusLine) {
-  tail.head = statusLine
-  tail.prefix = null
-  tail.lines = 0
-  tail.cacheable = true
-}
-
-// A Content-Length value the cache holds a hole for: digits only (C checks
-// them again), no longer than a safe integer's.
+// Digits only (C checks them again), no longer than a safe integer's.
 function lengthCacheable (value) {
   if (typeof value === 'number') {
     return value >= 0 && value <= Number.MAX_SAFE_INTEGER && Math.floor(value) === value &&
@@ -97,25 +75,14 @@ function lengthCacheable (value) {
   return true
 }
 
-// Whether every Node line renders res._maxRequestsPerSocket alike in
-// Keep-Alive (20 to 26.10 write the number, 26.12+ its ToInt32): an int32.
-function keepAliveMaxRenderable (max) {
-  return typeof max !== 'number' || max === (max | 0)
-}
-
-// Whether the store holds a user Content-Length (_storeHeader()'s
-// state.contLen). Where useChunkedEncodingByDefault is false (HTTP/1.0
-// without TE: chunked) Node renders as for HTTP/1.1 only then; without one
-// it sends Connection: close and a close-delimited body, left to Node.
+// _storeHeader()'s state.contLen: without it HTTP/1.0 (no TE: chunked) gets
+// Connection: close and a close-delimited body, left to Node.
 function userLength (headers) {
   return !!headers && headers['content-length'] !== undefined
 }
 
-// The automatic lines _storeHeader() appends when the user set no
-// Connection, Keep-Alive, Transfer-Encoding or Trailer: Date, then the
-// keep-alive block. shouldSendKeepAlive is shouldKeepAlive here (HTTP/1.1,
-// or a user Content-Length: userLength()). `tail.last` is what _last
-// becomes; nothing on `res` changes.
+// The Date and keep-alive lines _storeHeader() appends; shouldSendKeepAlive
+// is shouldKeepAlive here (HTTP/1.1, or a user Content-Length).
 function renderTail (res, hasDate) {
   let head = tail.head
   let lines = tail.lines
@@ -149,9 +116,8 @@ function renderTail (res, hasDate) {
   tail.last = last
 }
 
-// One header as processHeader() renders it (`key` the lowercase name, or
-// null): an array is a line per item, but cookie and uniqueHeaders join
-// with '; '. Content-Length (`isLength`) becomes the hole of the block.
+// One header as processHeader() renders it: cookie and uniqueHeaders arrays
+// join with '; '.
 function renderEntry (res, key, name, value, isLength) {
   if (Array.isArray(value)) {
     tail.cacheable = false
@@ -181,45 +147,29 @@ function renderEntry (res, key, name, value, isLength) {
 
 // --- The cache --------------------------------------------------------------
 
-// The block of entry `e` with `value` in its Content-Length hole.
-function headOf (e, value) {
-  if (value !== e.lastValue) {
-    e.lastValue = value
-    e.lastHead = e.prefix + value + e.suffix
-    e.lastNumber = +value
-  }
-  return e.lastHead
-}
-
 const entries = []
-for (let i = 0; i < CACHE_SIZE; i++) {
+for (let i = 0; i < KEY.SLOT_COUNT; i++) {
   const e = new Entry()
   e.slot = i
   entries.push(e)
 }
-// The block of a response whose header was not cached (C rejected it, or
-// a value is not cacheable): no slot.
+// A block C rejected, or with a value not to key on: no slot.
 const uncached = new Entry()
-// Round robin: up to CACHE_SIZE alternating blocks never evict each other.
+// Round robin: up to SLOT_COUNT alternating blocks never evict each other.
 let nextSlot = 0
 
-// The names, values and (stored headers) keys of the response being matched.
 const names = []
 const values = []
 const keys = []
 
-// The fields of `res` behind the automatic lines, as one number. _hasBody
-// is false for HEAD, whose block then has no Content-Length: it must never
-// find a GET's block with the same status and headers.
+// _hasBody: a HEAD block has no Content-Length, never a GET's.
 function stateOf (res) {
   return (res.sendDate ? 1 : 0) | (res._removedConnection ? 2 : 0) |
     (res.shouldKeepAlive ? 4 : 0) | (res.maxRequestsOnConnectionReached ? 8 : 0) |
     (res._defaultKeepAlive ? 16 : 0) | (res._hasBody ? 0 : 32)
 }
 
-// Whether entry `e` has the status, the `n` names and the first `upTo`
-// values (n -1: at least upTo names, the first upTo compared). The
-// Content-Length value is matched by shape only.
+// n -1: at least `upTo` names. Content-Length is matched by shape only.
 function matches (e, code, message, n, upTo) {
   if (e.code !== code || (n >= 0 ? e.n !== n : e.n < upTo) || e.message !== message) return false
   const en = e.names
@@ -236,18 +186,14 @@ function matches (e, code, message, n, upTo) {
   return true
 }
 
-// Whether `e` was rendered for the response's state, Date and keep-alive.
 function stateMatches (e, res, state) {
   return e.state === state && e.keepAliveTimeout === res._keepAliveTimeout &&
     e.maxRequests === res._maxRequestsPerSocket &&
     ((state & 1) === 0 || e.hasDate || e.date === currentDate())
 }
 
-// The kind of block a lookup asks for (findEntry()'s `shape`): FRESH, the
-// block end() renders for a fresh response, never chunked; or WRITE_HEAD,
-// one writeHead() renders, with Content-Length from the headers, or with
-// CHUNKABLE chunked framing, or with APPENDABLE the Content-Length line
-// _storeHeader() appends for a length set by hand (handLength()).
+// findEntry()'s `shape`: FRESH (end(), never chunked) or WRITE_HEAD, with
+// CHUNKABLE chunked framing or APPENDABLE a length set by hand (handLength()).
 const FRESH = 0
 const CHUNKABLE = 1
 const APPENDABLE = 2
@@ -265,30 +211,12 @@ function findEntry (code, message, n, upTo, shape) {
   return null
 }
 
-/**
- * What a renderer that found no cached block rendered into `tail`: one per
- * miss (a cached response never makes one).
- * @typedef {object} Miss
- * @property {number} code the status code
- * @property {string} message the status message
- * @property {boolean} ownMessage the message came as writeHead()'s argument
- * @property {number} n the headers in names[]/values[]
- * @property {number} lengthAt the index of Content-Length among them, or -1
- * @property {boolean} hasDate a Date header among them
- * @property {boolean} chunked chunked framing (no Content-Length hole)
- * @property {number} teAt the index of a Transfer-Encoding, or -1
- * @property {number} shape the kind of block (findEntry()): FRESH for end()
- * @property {boolean} keyed the headers are a store's, their keys in keys[]
- */
-
-// Stores the block in `tail` under the key in names/values. A block C
-// rejects is sent uncached, where C rejects it again and Node's end() runs.
+// A block C rejects is sent uncached: C rejects it again, Node's end() runs.
 function store (res, miss) {
   const { code, message, n, lengthAt, chunked } = miss
-  // A Date header the user set is in the key through its name.
   if (!tail.cacheable || (tail.prefix === null) !== chunked) return null
   const e = entries[nextSlot]
-  nextSlot = (nextSlot + 1) % CACHE_SIZE
+  nextSlot = (nextSlot + 1) % KEY.SLOT_COUNT
   e.lines = 0 // empty while C holds no block for it
   e.keyed = false
   if (lastFresh === e) lastFresh = null
@@ -312,31 +240,22 @@ function store (res, miss) {
   e.maxRequests = res._maxRequestsPerSocket
   e.hasDate = miss.hasDate
   e.date = tail.date
-  e.prefix = tail.prefix
-  e.suffix = suffix
-  // A chunked block is the same for every response: headOf(e, undefined).
-  e.lastValue = undefined
-  e.lastHead = chunked ? suffix : ''
-  e.forgetLength()
+  e.setBlock(tail.prefix, suffix)
   // Keep-alive without a removed Connection header leaves _last as it was.
   e.last = (e.state & 6) === 4 ? null : tail.last
   e.lines = tail.lines
   return e
 }
 
-/**
- * Leaves on `res` what writeHead() and _storeHeader() leave for `block`
- * (an entry or `uncached`), whose lastHead (headOf()) is the block.
- * @param {boolean} ownMessage the reason came as writeHead()'s argument
- * @param {Entry} block
- */
-function applyBlock (res, code, message, ownMessage, block) {
+// What writeHead() and _storeHeader() leave on `res`.
+function applyBlock (res, code, message, ownMessage, block, value) {
+  block.fill(value)
   if (ownMessage || !res.statusMessage) res.statusMessage = message
   res.statusCode = code
   // isBodylessStatus(), written out (docs/architecture.md, "The inlining budget").
   if (code === 204 || code === 304 || (code >= 100 && code <= 199)) res._hasBody = false
   if (block.lengthAt !== -1) {
-    res._contentLength = block.lastNumber
+    res._contentLength = +block.lastValue
     res._removedContLen = false
   }
   if (block.chunked) res.chunkedEncoding = true
@@ -349,61 +268,41 @@ function applyBlock (res, code, message, ownMessage, block) {
   if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
 }
 
-// The response writeHead() last rendered a block for, and the block, for
-// its end(). Not on the response: a key would show to util.inspect() and
-// Object.getOwnPropertySymbols(), and give every rendered response a hidden
-// class of its own. Another rendering in between makes blockOf() answer
-// null, and end() treats the block as Node's. Every end() takes it, so a
-// finished response, with its request and body, is not kept reachable here
-// (test/retention.test.js).
-let handedTo = null
+// The block writeHead() rendered last, for end(): found by the _header it
+// rendered, so no response is kept here (docs/architecture.md, "The block
+// writeHead() hands to end()").
 let handed = null
 
-function handBlock (res, block) {
-  handedTo = res
-  handed = block
-}
-
 /**
- * The block the renderer put on `res` while its _header is still that block.
  * @param {http.ServerResponse} res
- * @returns {Entry|null} an entry (slot >= 0), `uncached`, or null
+ * @returns {Entry|null} handed while `res._header` is its block
  */
 function blockOf (res) {
-  return handedTo === res && handed.lastHead === res._header ? handed : null
+  return handed !== null && handed.lastHead === res._header ? handed : null
 }
 
 /**
- * blockOf(res) for end(), which takes it; the block of another response,
- * rendered since, stays for that response's end().
+ * blockOf(res) for end(), which takes it.
  * @param {http.ServerResponse} res
  * @returns {Entry|null}
  */
 function takeBlock (res) {
-  if (handedTo !== res) return null
-  handedTo = null
-  return handed.lastHead === res._header ? handed : null
+  const block = blockOf(res)
+  if (block !== null) handed = null
+  return block
 }
 
-// applyBlock() for the block in `tail` (stored as `entry`, or null:
-// `uncached`) with `value` in its hole; clears `tail`. Returns the block.
 function applyRendered (res, miss, value, entry) {
   let block = entry
-  if (entry !== null) {
-    headOf(entry, value)
-  } else {
+  if (entry === null) {
     block = uncached
-    block.lastHead = tail.prefix === null
-      ? tail.head + LINE_END
-      : tail.prefix + value + tail.head + LINE_END
-    block.lastValue = value
-    block.lastNumber = +value
+    block.setBlock(tail.prefix, tail.head + LINE_END)
     block.lengthAt = miss.lengthAt
     block.last = tail.last
     block.lines = tail.lines
     block.chunked = miss.chunked
   }
-  applyBlock(res, miss.code, miss.message, miss.ownMessage, block)
+  applyBlock(res, miss.code, miss.message, miss.ownMessage, block, value)
   tail.head = ''
   tail.prefix = null
   return block
@@ -415,15 +314,11 @@ function clearScratch (n) {
 
 // --- Fresh responses: end() renders what setHeader() stored ---------------
 
-// renderFresh()'s answer when Node's renderer must run (nothing changed).
 const RENDER_BY_NODE = 'render-by-node'
 
 /**
- * Renders the block as writeHead(statusCode) and _storeHeader() do for a
- * fresh response, with every side effect. Before it changes anything it
- * may instead answer RENDER_BY_NODE (Connection, Keep-Alive,
- * Content-Disposition, a user Content-Length array, HTTP/1.0 without a user
- * Content-Length) or a FALLBACK reason. Called once fallbackReason() said null.
+ * Renders as writeHead(statusCode) and _storeHeader() do for a fresh
+ * response, or, having changed nothing, answers RENDER_BY_NODE or a FALLBACK.
  * @param {number} length the body's byte length
  * @returns {Entry|string}
  */
@@ -438,15 +333,12 @@ function renderFresh (res, length) {
   let hasDate = false
   if (headers) {
     const c = lastFresh
-    if (c !== null && c.code === code && c.message === message) {
-      const hit = renderAgain(res, c, headers, length)
-      if (hit !== null) {
-        observe(c.n, headers)
-        return hit
-      }
+    if (c !== null && c.code === code && c.message === message &&
+        storeAgain(res, c, headers, length, false)) {
+      observe(c.n, headers)
+      return c
     }
-    // Object.keys() lists the keys as for-in would, in two thirds of its
-    // time on a dictionary-mode store and as fast on a fast-mode one.
+    // Object.keys(): faster than for-in on a dictionary-mode store.
     // Refs: benchmark/instructions.js (headers20, express3)
     n = collectStored(headers)
     lengthAt = found.lengthAt
@@ -458,8 +350,7 @@ function renderFresh (res, length) {
     const value = lengthAt === -1 ? length : values[lengthAt]
     clearScratch(n)
     if (e.keyed) lastFresh = e
-    headOf(e, value)
-    applyBlock(res, code, message, false, e)
+    applyBlock(res, code, message, false, e, value)
     return e
   }
   const miss = {
@@ -468,8 +359,7 @@ function renderFresh (res, length) {
   return renderMiss(res, miss, length)
 }
 
-// The entries renderFresh() and writeHeadStored() found or stored last:
-// most responses repeat the one before, matched without copying the store.
+// Most responses repeat the one before: matched without copying the store.
 let lastFresh = null
 let lastStored = null
 
@@ -479,7 +369,6 @@ function keep (e, n) {
   e.keyed = true
 }
 
-// The Content-Length value sameStore() matched, or the value it was given.
 const again = { value: 0 }
 
 function sameHeader (c, i, key, entry) {
@@ -491,11 +380,9 @@ function sameHeader (c, i, key, entry) {
   return true
 }
 
-// Whether the store holds entry `c`'s headers, compared in place as
-// findEntry() compares copies. A fast-mode store (up to FAST_MAX headers, or
-// a WideStore) is walked with for-in: V8 reads each value through the
-// enumeration cache, where a keyed load per key went megamorphic. A larger
-// store is a dictionary, whose keys Object.keys() lists faster.
+// A fast-mode store (FAST_MAX, a WideStore) is walked with for-in, read
+// through the enumeration cache (a keyed load went megamorphic); a larger one
+// is a dictionary, listed faster by Object.keys().
 // Refs: benchmark/instructions.js (express3, headers20), benchmark/RESULTS.md
 function sameStore (c, headers, value) {
   const n = c.n
@@ -517,19 +404,12 @@ function sameStore (c, headers, value) {
   return true
 }
 
-// renderFresh() with the entry of the response before (same status line),
-// or null, having changed nothing.
-function renderAgain (res, c, headers, length) {
-  if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return null
-  const value = again.value
-  headOf(c, value)
-  applyBlock(res, c.code, c.message, false, c)
-  return c
+function storeAgain (res, c, headers, length, ownMessage) {
+  if (!sameStore(c, headers, length) || !stateMatches(c, res, stateOf(res))) return false
+  applyBlock(res, c.code, c.message, ownMessage, c, c.chunked ? undefined : again.value)
+  return true
 }
 
-// Renders the `n` stored headers into `tail` as _storeHeader() does.
-// Returns null, or, having changed nothing on `res`, RENDER_BY_NODE or the
-// FALLBACK reason.
 function renderStored (res, n, lengthAt) {
   let byNode = false
   for (let i = 0; i < n; i++) {
@@ -560,8 +440,6 @@ function renderStored (res, n, lengthAt) {
   return byNode ? RENDER_BY_NODE : null
 }
 
-// Copies the store into keys/names/values; returns the count, and `found`
-// where Content-Length is and whether there is a Date.
 const found = { lengthAt: -1, hasDate: false }
 function collectStored (headers) {
   const stored = Object.keys(headers)
@@ -587,14 +465,11 @@ function collectStored (headers) {
 // --- writeHead(status, obj) ------------------------------------------------
 
 // The arguments for Node's writeHead() once walkHeaders() stopped reading:
-// an object with the `count` keys met (names[]), the first `read` values as
-// data and getters for the rest, so each value is read once. The getter of
-// `pending` throws `error` again where Node reads it; a getter that deletes
-// a later key from `obj` deletes it from the copy, which Node then skips.
-// Values are assigned: a descriptor per key gives V8 a new map per property
-// and response (benchmark/RESULTS.md, "a header only Node renders"). A key
-// Object.prototype has (`__proto__`, a setter) would not become an own
-// data property by assignment, so it is defined.
+// values read as data, getters for the rest, so each is read once (the
+// getter of `pending` throws `error` again). Values are assigned: a
+// descriptor per key gives V8 a new map per property and response
+// (benchmark/RESULTS.md, "a header only Node renders"); a key
+// Object.prototype has (`__proto__`) would not become an own property so.
 function handOver (obj, reason, read, count, pending, error) {
   tail.head = ''
   tail.prefix = null
@@ -640,7 +515,6 @@ function arrayRenderable (value) {
   return true
 }
 
-// The lowercase name of a header _storeHeader() treats apart, or ''.
 function specialName (key) {
   const length = key.length
   if (length !== 4 && length !== 6 && length !== 7 && length !== 10 && length !== 14 &&
@@ -668,9 +542,7 @@ function nodeOnly (special) {
     special !== 'date'
 }
 
-// Whether `obj` has an own key only Node renders, from the keys alone: an
-// app whose responses all carry, say, Connection then pays no read and no
-// copy of its headers (benchmark/instructions.js, shape fallbacknode).
+// From the keys alone: no read, no copy (benchmark/instructions.js fallbacknode).
 function nodeOnlyKey (obj) {
   if (obj === undefined) return false
   const own = Object.keys(obj)
@@ -678,8 +550,7 @@ function nodeOnlyKey (obj) {
   return false
 }
 
-// Whether `obj` has an own key of Content-Length's length: without one, a
-// response that cannot be chunked is Node's, known before any value is read.
+// Without a key of Content-Length's length an unchunkable response is Node's.
 function lengthLike (obj) {
   if (obj === undefined) return false
   const own = Object.keys(obj)
@@ -687,22 +558,23 @@ function lengthLike (obj) {
   return false
 }
 
-// The headers read so far: where Content-Length and Transfer-Encoding
-// are, the entry holding all of them (or null), the last that did, and
-// whether they were checked (else they are the last entry's).
+// The headers read so far: the entry holding them all (or null), the last
+// that did, and whether they were checked (else they are its).
 const scan = { lengthAt: -1, teAt: -1, entry: null, last: null, checked: false }
 
-// The checks _storeHeader() makes on header `i`, and the shapes rendered
-// here: Content-Length once, or (`chunkable`) a Transfer-Encoding naming
-// chunked, Date, no other header treated apart. False: Node renders (and
-// may throw) from this header on.
+function framingOfLast (n) {
+  scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
+  scan.teAt = scan.last.teAt < n ? scan.last.teAt : -1
+}
+
+// _storeHeader()'s checks on header `i`. False: Node renders (and may throw)
+// from this header on.
 function headerRenderable (i, key, value, chunkable) {
-  // The name first: Node's writeHead() tests it again anyway.
   const special = specialName(key)
   if (nodeOnly(special)) return false
   if (!TOKEN.test(key)) return false
   if (special === 'content-length') {
-    // Two spellings (Node keeps the last value), or one with Transfer-Encoding.
+    // Two spellings: Node keeps the last value.
     if (scan.lengthAt !== -1 || scan.teAt !== -1) return false
     scan.lengthAt = i
   } else if (special === 'transfer-encoding') {
@@ -719,20 +591,18 @@ function headerRenderable (i, key, value, chunkable) {
   return Array.isArray(value) && arrayRenderable(value) && i !== scan.lengthAt
 }
 
-// While a headers object is read: a getter calling writeHead() on another
-// response gets Node's, as the scratch arrays are in use.
+// A getter calling writeHead() while the scratch arrays are in use gets Node's.
 let walking = false
 
 /**
  * writeHead(statusCode[, reason][, obj]) on a response without stored headers.
- * @returns {true|false|Array} true when rendered, false for Node's
- *   writeHead(), or the arguments Node's writeHead() takes over with
+ * @returns {true|false|Array} true when rendered, else false or the
+ *   arguments for Node's writeHead()
  */
 function fastWriteHead (res, statusCode, reason, obj) {
   if (walking) return false
   walking = true
   try {
-    // The headers argument as writeHead() picks it.
     const headers = typeof reason === 'string' ? obj : obj ?? reason
     return Array.isArray(headers)
       ? writeHeadArray(res, statusCode, reason, headers)
@@ -742,17 +612,9 @@ function fastWriteHead (res, statusCode, reason, obj) {
   }
 }
 
-/**
- * writeHead(statusCode[, reason][, obj]) in the shape frameworks use: a
- * fresh HTTP/1.1 response, a body-carrying status (on any method: the
- * user's Content-Length frames it, so a HEAD block is a GET block) and a
- * plain object of string, number or array values with Content-Length, or,
- * with a body, without (chunked). Anything else, every input Node rejects
- * included, answers false before changing anything, or the arguments for
- * Node's writeHead() once values were read (each is read once).
- * @param {object|undefined} obj the headers argument as writeHead() picks it
- * @returns {true|false|Array} true when rendered
- */
+// A body-carrying status (on any method: the user's Content-Length frames
+// it, so a HEAD block is a GET block) and a plain object of string, number
+// or array values, with Content-Length or chunked.
 function writeHeadObject (res, statusCode, reason, obj) {
   const message = res[kOutHeaders] === null ? reasonPhrase(res, statusCode, reason) : null
   if (message === null ||
@@ -765,10 +627,6 @@ function writeHeadObject (res, statusCode, reason, obj) {
   return walkHeaders(res, code, message, reason, obj, shape)
 }
 
-// The shape of the block writeHead(`code`, headers) renders for `res`:
-// CHUNKABLE where _storeHeader() would frame a body without Content-Length
-// as chunked (not HEAD, 204, 304, a removed Transfer-Encoding or a length
-// set by hand), APPENDABLE where it appends the length set by hand.
 function framingOf (res, code) {
   const chunkable = code !== 204 && code !== 304 && res._hasBody === true &&
     res._removedTE === false && typeof res._contentLength !== 'number' &&
@@ -776,21 +634,13 @@ function framingOf (res, code) {
   return WRITE_HEAD | (chunkable ? CHUNKABLE : 0) | (handLength(res, code) ? APPENDABLE : 0)
 }
 
-/**
- * writeHeadObject() from the headers on (`shape`: framingOf()). One pass in
- * _storeHeader()'s order (for-in, own keys, each value read once): while
- * the headers equal a cached entry's they were checked when it was stored;
- * from the first that differs, each is checked before the next is read, as
- * Node throws at the first bad one. for-in walks the prototype chain once,
- * as Node's does (a Proxy on it sees the same), and reads obj[key] through
- * the enumeration cache. While the headers are the first entry's, names[]
- * and values[] are left alone (`copied` false) and copyEntry() fills them
- * when needed. Once Node must take over, the loop only collects keys.
- * One function however long (docs/architecture.md, "The inlining budget").
- * @returns {true|false|Array} true when rendered
- */
+// One pass in _storeHeader()'s order (for-in, as Node's: a Proxy on the
+// chain sees the same), each value read once: headers equal to a cached
+// entry's were checked when it was stored; from the first that differs each
+// is checked before the next is read, as Node throws at the first bad one.
+// While they are the first entry's, names[]/values[] wait (`copied`). One
+// function (docs/architecture.md, "The inlining budget").
 function walkHeaders (res, code, message, reason, obj, shape) {
-  // writeHead() checks statusMessage before it reads any header.
   let e = findEntry(code, message, -1, 0, shape)
   if (e === null && (INVALID_HEADER_CHAR.test(message) || nodeOnlyKey(obj))) return false
   let i = 0
@@ -851,15 +701,13 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   }
   if (e === null && !missFramed(n, shape)) return handOver(obj, reason, n, n, null)
   const lengthAt = e !== null ? e.lengthAt : scan.lengthAt
-  // Without Content-Length: the length set by hand, else chunked.
   const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
   if (e !== null && stateMatches(e, res, stateOf(res))) {
     let value = lengthAt === -1 ? undefined : copied ? values[lengthAt] : lengthValue
     if (copied) clearScratch(n)
     if (!chunked && lengthAt === -1) value = res._contentLength
-    headOf(e, value)
-    applyBlock(res, code, message, typeof reason === 'string', e)
-    handBlock(res, e)
+    applyBlock(res, code, message, typeof reason === 'string', e, value)
+    handed = e
     return true
   }
   if (!copied) copyEntry(e, n, lengthValue)
@@ -870,9 +718,7 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   return true
 }
 
-// Header `i`, read after the headers left the first entry's: matched
-// against the entries for the status line, and once none holds it checked
-// as _storeHeader() would. False: Node renders from this header on.
+// Header `i` after the first entry's: matched, else checked.
 function laterHeader (i, key, value, code, message, shape) {
   let e = scan.entry
   if (e !== null) {
@@ -887,36 +733,26 @@ function laterHeader (i, key, value, code, message, shape) {
     }
   }
   if (!scan.checked) {
-    // The headers before this one are the last entry's: its framing
-    // headers among them.
     scan.checked = true
-    scan.lengthAt = scan.last.lengthAt < i ? scan.last.lengthAt : -1
-    scan.teAt = scan.last.teAt < i ? scan.last.teAt : -1
+    framingOfLast(i)
   }
   return headerRenderable(i, key, value, (shape & CHUNKABLE) !== 0)
 }
 
-// Settles `scan` for `n` headers no entry holds. False without a
-// Content-Length where Node would neither chunk nor append one.
+// False where Node would neither chunk nor append a Content-Length.
 function missFramed (n, shape) {
-  if (!scan.checked) {
-    scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
-    scan.teAt = scan.last.teAt < n ? scan.last.teAt : -1
-  }
+  if (!scan.checked) framingOfLast(n)
   return scan.lengthAt !== -1 || shape !== WRITE_HEAD
 }
 
-// Whether _storeHeader() would append `Content-Length: <_contentLength>`
-// to headers without Content-Length or Transfer-Encoding: a length set by
-// hand before writeHead(), as @hono/node-server does.
+// A length set by hand before writeHead() (@hono/node-server), which
+// _storeHeader() appends.
 function handLength (res, code) {
   return code !== 204 && code !== 304 && res._hasBody === true && res._removedContLen === false &&
     res.useChunkedEncodingByDefault === true && typeof res._contentLength === 'number' &&
     lengthCacheable(res._contentLength)
 }
 
-// Fills names[] and values[] with entry `e`'s first `upTo` headers, which
-// walkHeaders() found equal (Content-Length: `lengthValue`). Returns true.
 function copyEntry (e, upTo, lengthValue) {
   const en = e.names
   const ev = e.values
@@ -927,10 +763,8 @@ function copyEntry (e, upTo, lengthValue) {
   return true
 }
 
-// The reason phrase of writeHead(statusCode[, reason]) on `res` where the
-// renderer takes the status line, else null. Only primitive statuses:
-// ToInt32 of an object would run user code twice when Node's writeHead()
-// takes over.
+// The reason phrase, or null. A status object's ToInt32 would run user code
+// twice; Keep-Alive's max renders alike on all lines only as an int32.
 function reasonPhrase (res, statusCode, reason) {
   if ((typeof statusCode !== 'number' && typeof statusCode !== 'string') || res._header ||
       res.chunkedEncoding || typeof res.useChunkedEncodingByDefault !== 'boolean' ||
@@ -938,21 +772,22 @@ function reasonPhrase (res, statusCode, reason) {
     return null
   }
   const code = statusCode | 0
-  if (code < 200 || code > 999 || !keepAliveMaxRenderable(res._maxRequestsPerSocket)) return null
+  const max = res._maxRequestsPerSocket
+  if (code < 200 || code > 999 || (typeof max === 'number' && max !== (max | 0))) return null
   const message = typeof reason === 'string' ? reason : res.statusMessage || STATUS_CODES[code] || 'unknown'
   return typeof message === 'string' ? message : null
 }
 
-// storedWriteHead() leaving the store to Node: not kept as the last
-// WideStore past its response (test/retention.test.js).
+// --- writeHead(status[, reason]) after setHeader() ---------------------------
+
+// Not kept as the last WideStore (test/retention.test.js).
 function byNode () {
   forgetWide()
   return false
 }
 
 /**
- * writeHead(statusCode[, reason]) on a response with stored headers. An
- * object argument is merged into the store by Node's writeHead(): false.
+ * writeHead(statusCode[, reason]) on a response with stored headers.
  * @returns {boolean} true when rendered
  */
 function storedWriteHead (res, statusCode, reason, obj) {
@@ -968,13 +803,8 @@ function storedWriteHead (res, statusCode, reason, obj) {
   return writeHeadStored(res, code, message, typeof reason === 'string', headers)
 }
 
-/**
- * storedWriteHead() with _contentLength set and no Content-Length header:
- * end()'s implicit header through an agent's writeHead wrapper, or a
- * length set by hand. Node frames the body with it as end() does:
- * renderFresh() renders, its checks (lib/decide.js freshReason()) made here.
- * @returns {boolean} true when rendered
- */
+// end()'s implicit header through a writeHead wrapper, or a length set by
+// hand: renderFresh() after lib/decide.js freshReason()'s checks.
 function lengthWriteHead (res, statusCode, message, headers) {
   if (statusCode !== res.statusCode || res._removedContLen !== false || INVALID_HEADER_CHAR.test(message) ||
       headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
@@ -983,28 +813,19 @@ function lengthWriteHead (res, statusCode, message, headers) {
   }
   const block = renderFresh(res, res._contentLength)
   if (typeof block === 'string') return byNode()
-  handBlock(res, block)
+  handed = block
   return true
 }
 
-/**
- * Renders stored headers as writeHead() and _storeHeader() do: without
- * Content-Length a response with a body is chunked, one without (HEAD, 204,
- * 304) has no framing. False, having changed nothing, for what Node must
- * render: Transfer-Encoding, Trailer, Expect, Connection, Keep-Alive,
- * Content-Disposition, other values than strings, numbers and their
- * arrays, no Content-Length where Node would not chunk.
- * @returns {boolean} true when rendered
- */
 function writeHeadStored (res, code, message, ownMessage, headers) {
   const bodyless = isBodylessStatus(code) || res._hasBody !== true
   const byDefault = res.useChunkedEncodingByDefault === true
   const chunkable = byDefault && !bodyless && res._removedTE === false &&
     typeof res._contentLength !== 'number'
-  // The entry of the response before passed the checks below.
   const c = lastStored
   if (c !== null && c.code === code && c.message === message &&
-      (c.lengthAt >= 0 || (chunkable && c.chunked)) && storedAgain(res, c, headers, ownMessage)) {
+      (c.lengthAt >= 0 || (chunkable && c.chunked)) && storeAgain(res, c, headers, undefined, ownMessage)) {
+    handed = c
     observe(c.n, headers)
     return true
   }
@@ -1012,7 +833,6 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
       headers.expect !== undefined) {
     return byNode()
   }
-  // HTTP/1.0 renders as 1.1 only with a user Content-Length (userLength()).
   if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return byNode()
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
@@ -1024,9 +844,8 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     if (!e.keyed) keep(e, n)
     lastStored = e
     clearScratch(n)
-    headOf(e, value)
-    applyBlock(res, code, message, ownMessage, e)
-    handBlock(res, e)
+    applyBlock(res, code, message, ownMessage, e, value)
+    handed = e
     return true
   }
   if (e === null && INVALID_HEADER_CHAR.test(message)) {
@@ -1040,30 +859,15 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   return typeof renderMiss(res, miss, undefined) !== 'string'
 }
 
-// writeHeadStored() with the entry of the response before (same status
-// line), or false, having changed nothing.
-function storedAgain (res, c, headers, ownMessage) {
-  if (!sameStore(c, headers, undefined) || !stateMatches(c, res, stateOf(res))) return false
-  const value = c.chunked ? undefined : again.value
-  headOf(c, value)
-  applyBlock(res, c.code, c.message, ownMessage, c)
-  handBlock(res, c)
-  return true
-}
-
-/**
- * Renders, stores and applies the block for headers no entry holds: a
- * store's (`keyed`), checked here, or those walkHeaders() and readPairs()
- * checked while reading. A block for writeHead() is handed to end().
- * @param {Miss} miss
- * @param {*} length the length framing a body without Content-Length
- *   where Node does not chunk it
- * @returns {Entry|string} the block, or, having changed nothing on `res`,
- *   RENDER_BY_NODE or the FALLBACK reason (a store only)
- */
+// The block for headers no entry holds: a store's (`keyed`), checked here,
+// or those walkHeaders() and readPairs() checked. `miss`: code, message,
+// ownMessage, n, lengthAt, hasDate, chunked, teAt, shape, keyed.
 function renderMiss (res, miss, length) {
   const { code, n, lengthAt, chunked } = miss
-  resetTail(statusLine(code, miss.message))
+  tail.head = statusLine(code, miss.message)
+  tail.prefix = null
+  tail.lines = 0
+  tail.cacheable = true
   if (miss.keyed) {
     const byNode = renderStored(res, n, lengthAt)
     if (byNode !== null) {
@@ -1080,9 +884,8 @@ function renderMiss (res, miss, length) {
     }
   }
   renderTail(res, miss.hasDate)
-  // After the automatic lines, as _storeHeader() adds them; no hole without
-  // a body (HEAD, 204, 304): not cached. freshReason() and handLength()
-  // excluded a removed Content-Length, so `length` is the framing.
+  // No hole without a body (HEAD, 204, 304); freshReason() and handLength()
+  // excluded a removed Content-Length.
   if (chunked) {
     if (miss.teAt === -1) {
       tail.head += CHUNKED_FRAMING
@@ -1102,32 +905,22 @@ function renderMiss (res, miss, length) {
   const value = lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : length
   const block = applyRendered(res, miss, value, e)
   clearScratch(n)
-  if (miss.shape !== FRESH) handBlock(res, block)
+  if (miss.shape !== FRESH) handed = block
   return block
 }
 
 // --- writeHead(status, array) ----------------------------------------------
 
-/**
- * writeHead(statusCode[, reason], headers) with an array, flat
- * `[name, value, ...]` or nested `[[name, value], ...]` (srvx, h3's Node
- * adapter), on a response without stored headers. _storeHeader() tells the
- * forms apart by `headers.length && ArrayIsArray(headers[0])`, throws for a
- * flat array of odd length, and renders the pairs in order as an object's
- * entries, duplicates kept: so the block is cached under the same key.
- * What headerRenderable() refuses answers false before anything changed,
- * and Node's writeHead() reads the elements again (the same values, unless
- * an index is an accessor).
- * Refs: test/array-headers.test.js
- * @returns {boolean} true when rendered
- */
+// writeHead() with flat `[name, value, ...]` or nested `[[name, value]]`
+// pairs (srvx, h3), rendered as _storeHeader() renders an object's entries,
+// duplicates kept. A refusal leaves Node's writeHead() to read the elements
+// again. Refs: test/array-headers.test.js
 function writeHeadArray (res, statusCode, reason, headers) {
   if (res[kOutHeaders] !== null || isProxy(headers)) return false
   const message = reasonPhrase(res, statusCode, reason)
   if (message === null) return false
   const code = statusCode | 0
   const shape = framingOf(res, code)
-  // writeHead() checks statusMessage before _storeHeader() reads the array.
   const first = findEntry(code, message, -1, 0, shape)
   if (first === null && INVALID_HEADER_CHAR.test(message)) return false
   const nested = headers.length !== 0 && Array.isArray(headers[0])
@@ -1144,10 +937,10 @@ function writeHeadArray (res, statusCode, reason, headers) {
   const chunked = lengthAt === -1 && (shape & APPENDABLE) === 0
   const ownMessage = typeof reason === 'string'
   if (e !== null && stateMatches(e, res, stateOf(res))) {
-    headOf(e, lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : res._contentLength)
+    const value = lengthAt !== -1 ? values[lengthAt] : chunked ? undefined : res._contentLength
     clearScratch(n)
-    applyBlock(res, code, message, ownMessage, e)
-    handBlock(res, e)
+    applyBlock(res, code, message, ownMessage, e, value)
+    handed = e
     return true
   }
   const teAt = e !== null ? e.teAt : scan.teAt
@@ -1156,10 +949,8 @@ function writeHeadArray (res, statusCode, reason, headers) {
   return true
 }
 
-// Reads the pairs into names[] and values[] as _storeHeader() does
-// (`headers.length` each time round), each matched and checked as
-// walkHeaders() reads an object's. Returns their number, or -1 for Node's
-// writeHead().
+// The pairs into names[]/values[] (`headers.length` read each time, as
+// _storeHeader()); -1 for Node's writeHead().
 function readPairs (headers, nested, code, message, first, shape) {
   scan.entry = first
   scan.last = first

@@ -70,9 +70,8 @@ typedef struct hb_slot_s {
   size_t len;
   size_t hole;
   hm_framing_t framing;
-  /* The Content-Length digits of the slot's last response, which a length
-   * argument of -1 (or the key's REPEAT bit) asks for again: most responses
-   * repeat them. */
+  /* The Content-Length digits of the slot's last response, which the key's
+   * REPEAT bit asks for again: most responses repeat them. */
   char last[HM_LENGTH_DIGITS_MAX + 1];
   size_t last_len;
   bool has_last;

@@ -132,8 +132,7 @@ napi_value hb_js_cache_set(napi_env env, napi_callback_info info)
 }
 
 /* read_length() without keeping the digits. */
-static bool read_length_value(napi_env env, napi_value v, const char *fn, const hb_slot_t *slot,
-                              char *buf, hm_str_t *out)
+static bool read_length_value(napi_env env, napi_value v, const char *fn, char *buf, hm_str_t *out)
 {
   napi_valuetype type;
   if (napi_typeof(env, v, &type) != napi_ok) {
@@ -149,13 +148,6 @@ static bool read_length_value(napi_env env, napi_value v, const char *fn, const 
     /* Out of range values give no digits; the core rejects the empty view. */
     out->base = buf;
     out->len = 0;
-    if (n == -1) {
-      if (slot->has_last) {
-        memcpy(buf, slot->last, slot->last_len);
-        out->len = slot->last_len;
-      }
-      return true;
-    }
     if (n < 0 || n > INT64_C(9007199254740991)) {
       return true;
     }
@@ -195,14 +187,13 @@ static bool read_length_value(napi_env env, napi_value v, const char *fn, const 
 
 /* Reads a Content-Length argument as its decimal digits into `buf`
  * (HM_LENGTH_DIGITS_MAX + 1 bytes): a non-negative safe integer, or a
- * string, copied as latin1 and checked by the core; or -1, the digits of
- * `slot`'s last response (none when it has had none since it was stored,
- * which the core rejects). The digits read are kept as the slot's last.
- * Returns false with an exception pending on misuse. */
+ * string, copied as latin1 and checked by the core. The digits read are kept
+ * as the slot's last, for the key's REPEAT bit. Returns false with an
+ * exception pending on misuse. */
 static bool read_length(napi_env env, napi_value v, const char *fn, hb_slot_t *slot, char *buf,
                         hm_str_t *out)
 {
-  if (!read_length_value(env, v, fn, slot, buf, out)) {
+  if (!read_length_value(env, v, fn, buf, out)) {
     return false;
   }
   /* out->len <= HM_LENGTH_DIGITS_MAX: both readers stop there. */

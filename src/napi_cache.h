@@ -45,9 +45,9 @@
  *       FAILED      the write failed with errno detail, nothing written;
  *                   the caller must report that error.
  *
- * `slot` is 0..HB_SLOT_COUNT-1; `length` a non-negative safe integer, a
- * string of digits (copied as latin1; the core checks it), or -1 for the
- * slot's last digits. Misuse throws a TypeError (napi.h).
+ * `slot` is 0..HB_SLOT_COUNT-1; `length` a non-negative safe integer or a
+ * string of digits (copied as latin1; the core checks it); not read with
+ * the key's REPEAT bit, which stands for the slot's last digits. Misuse throws a TypeError (napi.h).
  */
 #ifndef HB_NAPI_CACHE_H
 #define HB_NAPI_CACHE_H

@@ -2,9 +2,9 @@
 
 // The header-block slots of the addon (src/napi_cache.h): cacheSet() stores a
 // checked block with a Content-Length hole, fillCached() writes it with the
-// digits of a length argument, and a length of -1 asks for the digits the
-// slot's last response had, which lib/render.js passes when a response
-// repeats its slot's last Content-Length value.
+// digits of a length argument, and the key's REPEAT bit asks for the digits
+// the slot's last response had, which lib/cache-entry.js lengthArgument()
+// asks for when a response repeats its slot's last Content-Length value.
 
 const t = require('tap')
 
@@ -60,6 +60,15 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
     t.not(injected.code, 0, 'CR LF in the digits is rejected')
     t.ok(injected.untouched)
     t.not(fill(slot, -1, 'abcde', 17).code, 0, 'and so is asking for them again')
+  })
+
+  t.test('only the key\'s repeat bit repeats: a length of -1 without it is rejected', async t => {
+    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(fill(slot, '4', 'abcd').code, 0)
+    const dst = Buffer.alloc(PREFIX.length + 1 + SUFFIX.length + 4, 0x2e)
+    const key = slot | binding.flags.BODY_LATIN1 << binding.key.SHIFT
+    t.equal(binding.fillCached(dst, key, -1, 'abcd'), binding.errors.EINVAL_VALUE)
+    t.ok(dst.every((b) => b === 0x2e), 'nothing written')
   })
 
   t.test('storing a block forgets the last digits', async t => {

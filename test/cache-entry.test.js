@@ -13,22 +13,40 @@ const { statusLine, fieldLine, fieldStart, LINE_END } = require('../lib/head.js'
 
 test('lengthArgument() passes a value once, then -1 while C keeps it', async t => {
   const e = new Entry()
-  e.lastValue = '5'
+  e.setBlock('A: ', '\r\n')
+  t.equal(e.fill('5'), 'A: 5\r\n', 'fill() renders the block with the value')
   t.equal(e.lengthArgument(), '5', 'the first write passes the value')
   t.equal(e.lengthArgument(), -1, 'the next write with the same value repeats the kept digits')
-  e.lastValue = 12
+  t.equal(e.fill('5'), 'A: 5\r\n')
+  t.equal(e.lengthArgument(), -1, 'the same value filled again: still kept')
+  e.fill(12)
   t.equal(e.lengthArgument(), 12, 'a new value is passed')
   t.equal(e.lengthArgument(), -1)
   e.forgetLength()
   t.equal(e.lengthArgument(), 12, 'after forgetLength() the value is passed again')
-  e.lastValue = '12'
+  e.fill('12')
   t.equal(e.lengthArgument(), '12', 'a string is not the number with its digits')
+  e.setBlock('B: ', '\r\n')
+  t.equal(e.lastHead, '', 'a new block has none rendered yet')
+  t.equal(e.fill('12'), 'B: 12\r\n', 'and renders the same value anew')
+  t.equal(e.lengthArgument(), '12', 'a new block in the slot: the value is passed again')
+})
+
+test('a block without a hole is its suffix', async t => {
+  const e = new Entry()
+  e.setBlock(null, 'T: chunked\r\n\r\n')
+  t.equal(e.lastHead, 'T: chunked\r\n\r\n')
+  t.equal(e.fill(undefined), 'T: chunked\r\n\r\n')
+  t.equal(e.fill(7), 'T: chunked\r\n\r\n', 'a value has nowhere to go')
 })
 
 test('each entry keeps its own value', async t => {
   const a = new Entry()
   const b = new Entry()
-  a.lastValue = b.lastValue = '7'
+  a.setBlock('A: ', '')
+  b.setBlock('A: ', '')
+  a.fill('7')
+  b.fill('7')
   t.equal(a.lengthArgument(), '7')
   t.equal(b.lengthArgument(), '7', 'another slot passes it too')
   a.forgetLength()

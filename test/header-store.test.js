@@ -262,7 +262,7 @@ t.test('responses with many and few headers, alternating', async t => {
 
 // Past 16 headers the next response gets a WideStore (lib/headers.js), and
 // past 64 Node's own store again; each size twice, so the second renders
-// from the first's cache entry (lib/render.js, renderAgain()).
+// from the first's cache entry (lib/render.js, storeAgain()).
 t.test('responses with 17 to 100 headers, each size twice', async t => {
   const sizes = [17, 17, 40, 40, 64, 64, 65, 65, 100, 100, 20, 20, 3]
   await checkParity(t, {
@@ -367,7 +367,7 @@ t.test('pipelined responses with wide stores filled in turn', async t => {
 })
 
 // renderFresh() first compares a response with the entry the one before
-// it used (lib/render.js, renderAgain()): each way the two can differ must
+// it used (lib/render.js, storeAgain()): each way the two can differ must
 // still give Node's bytes.
 t.test('fresh responses that repeat the one before, or almost', async t => {
   const variants = [

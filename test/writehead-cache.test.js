@@ -55,7 +55,7 @@ t.test('writeHead() objects that start as a cached block, then differ', async t 
 })
 
 // writeHead(status[, reason]) after setHeader() first compares the store
-// with the entry the one before it used (lib/render.js, storedAgain()):
+// with the entry the one before it used (lib/render.js, storeAgain()):
 // each way the two can differ must still give Node's bytes and state.
 t.test('stored writeHead() responses that repeat the one before, or almost', async t => {
   const HEAD = 'HEAD / HTTP/1.1\r\nHost: x\r\n\r\n'
