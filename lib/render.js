@@ -14,9 +14,7 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 const { FAST_MAX, observe, isWide, forgetWide } = require('./headers.js')
 const { KEY } = require('./codes.js')
-const {
-  FALLBACK, INVALID_HEADER_CHAR, isBodylessStatus, valueReason
-} = require('./rules.js')
+const { REASON, INVALID_HEADER_CHAR, isBodylessStatus, valueReason } = require('./rules.js')
 const { TOKEN } = require('./header-rules.js')
 const { statusLine, fieldLine, fieldStart, LINE_END } = require('./head.js')
 const { Entry } = require('./cache-entry.js')
@@ -314,17 +312,15 @@ function clearScratch (n) {
 
 // --- Fresh responses: end() renders what setHeader() stored ---------------
 
-const RENDER_BY_NODE = 'render-by-node'
-
 /**
  * Renders as writeHead(statusCode) and _storeHeader() do for a fresh
- * response, or, having changed nothing, answers RENDER_BY_NODE or a FALLBACK.
+ * response, or, having changed nothing, answers RENDER_BY_NODE or another reason.
  * @param {number} length the body's byte length
  * @returns {Entry|string}
  */
 function renderFresh (res, length) {
   const headers = res[kOutHeaders]
-  if (res.useChunkedEncodingByDefault !== true && !userLength(headers)) return RENDER_BY_NODE
+  if (res.useChunkedEncodingByDefault !== true && !userLength(headers)) return REASON.RENDER_BY_NODE
   const code = res.statusCode | 0
   let message = res.statusMessage
   if (!message) message = STATUS_CODES[code] || 'unknown'
@@ -427,7 +423,7 @@ function renderStored (res, n, lengthAt) {
         if (type !== 'string' && type !== 'number') byNode = true
         break
       case 'content-disposition':
-        if (type === 'number') return FALLBACK.HEADER_VALUE
+        if (type === 'number') return REASON.HEADER_VALUE
         byNode = true
         break
       case 'connection':
@@ -437,7 +433,7 @@ function renderStored (res, n, lengthAt) {
     }
     if (!byNode) renderEntry(res, key, name, value, i === lengthAt)
   }
-  return byNode ? RENDER_BY_NODE : null
+  return byNode ? REASON.RENDER_BY_NODE : null
 }
 
 const found = { lengthAt: -1, hasDate: false }
@@ -983,7 +979,6 @@ function giveUp (count) {
 }
 
 module.exports = {
-  RENDER_BY_NODE,
   renderFresh,
   fastWriteHead,
   storedWriteHead,
