@@ -63,11 +63,11 @@ t.test('the addon', { skip: binding === null && 'the addon is not built' }, asyn
   })
 
   t.test('only the key\'s repeat bit repeats: a length of -1 without it is rejected', async t => {
-    t.equal(binding.cacheSet(slot, PREFIX, SUFFIX, 2), 0)
+    t.equal(codeOf(binding.cacheSet(slot, PREFIX, SUFFIX, 2)), 0)
     t.equal(fill(slot, '4', 'abcd').code, 0)
     const dst = Buffer.alloc(PREFIX.length + 1 + SUFFIX.length + 4, 0x2e)
     const key = slot | binding.flags.BODY_LATIN1 << binding.key.SHIFT
-    t.equal(binding.fillCached(dst, key, -1, 'abcd'), binding.errors.EINVAL_VALUE)
+    t.equal(codeOf(binding.fillCached(dst, key, -1, 'abcd')), binding.errors.EINVAL_VALUE)
     t.ok(dst.every((b) => b === 0x2e), 'nothing written')
   })
 
