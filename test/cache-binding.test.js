@@ -3,7 +3,7 @@
 // The header-block slots of the addon (src/napi_cache.h): cacheSet() stores a
 // checked block with a Content-Length hole, fillCached() writes it with the
 // digits of a length argument, and the key's REPEAT bit asks for the digits
-// the slot's last response had, which lib/cache-entry.js lengthArgument()
+// the slot's last response had, which lib/render.js Entry#lengthArgument()
 // asks for when a response repeats its slot's last Content-Length value.
 
 const t = require('tap')

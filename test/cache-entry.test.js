@@ -1,6 +1,6 @@
 'use strict'
 
-// lib/cache-entry.js: the Content-Length argument an entry gives the write
+// lib/render.js Entry: the Content-Length argument an entry gives the write
 // (-1 where C kept the slot's digits), and lib/head.js: the head text both
 // JS renderers write, against the bytes Node's own writeHead() + end()
 // put on the wire.
@@ -8,7 +8,7 @@
 const http = require('node:http')
 const net = require('node:net')
 const { test } = require('tap')
-const { Entry } = require('../lib/cache-entry.js')
+const { Entry } = require('../lib/render.js')
 const { statusLine, fieldLine, fieldStart, LINE_END } = require('../lib/head.js')
 
 test('lengthArgument() passes a value once, then -1 while C keeps it', async t => {
