@@ -1,16 +1,11 @@
 'use strict'
 
 // The one owner of the methods the package puts on Node's prototypes and of
-// what was there before: the preload's stand-ins, install() and uninstall();
-// the other files export the replacements. Loaded by the preload: nothing
-// here requires http or the shim at load.
-//
-// The stand-ins hold the shim's place from the load of http until the first
-// listen(), the first call of a stand-in, or a look at the package's state:
-// a process that never serves does not pay for the shim, the addon and the
-// probe (benchmark/startup.js). An agent that wraps a stand-in meanwhile
-// then calls what settle() put in its place (docs/architecture.md,
-// "Patchers and APM agents").
+// what was there before: the preload's stand-ins, install() and uninstall().
+// Nothing here requires http or the shim at load. The stand-ins hold the
+// shim's place until the first listen(), stand-in call or look at the
+// package's state (benchmark/startup.js; docs/architecture.md, "Patchers
+// and APM agents").
 
 let proto = null
 let parent = null
@@ -33,9 +28,8 @@ function target (name) {
   return fn === null || fn === undefined ? parent[name] : fn
 }
 
-// Named and shaped as Node's methods. The arguments go on as they came,
-// their number included: a wrapper beneath sees the call it would see
-// without the stand-in.
+// Named and shaped as Node's methods; the arguments go on as they came,
+// their number included, as a wrapper beneath would see them.
 const STAND_INS = {
   end: function end (chunk, encoding, callback) {
     return target('end').apply(this, arguments)
@@ -74,10 +68,8 @@ function define (owner, name, fn) {
   Object.defineProperty(owner, name, { value: fn, writable: true, enumerable, configurable: true })
 }
 
-// node:http without a require(): an agent loaded first (dd-trace) wraps
-// ServerResponse#end from a hook around require(), and would wrap Node's
-// end() before the stand-ins are in place, which then stay off
-// (test/agents.test.js).
+// Without a require(): an agent's hook around it (dd-trace) would wrap
+// Node's end() before the stand-ins are in place (test/agents.test.js).
 function httpModule () {
   return typeof process.getBuiltinModule === 'function'
     ? process.getBuiltinModule('node:http')
@@ -181,11 +173,9 @@ function takeBack (name) {
 
 /**
  * Puts the package's methods on ServerResponse.prototype, each only over
- * Node's own: end(); writeHead(), or _storeHeader() beneath a writeHead()
- * another module put there first; write() and uncork() where the probe
- * found the chunked write they reproduce; setHeader() where a fast-mode
- * store is wanted (lib/headers.js). Idempotent; where the native path can
- * never run, Node's methods stay untouched: a wrapper would only cost time.
+ * Node's own (_storeHeader() beneath another module's writeHead(); write()
+ * and uncork() where the probe found their chunked write; setHeader() per
+ * lib/headers.js). Idempotent; a no-op where the native path cannot run.
  */
 function install () {
   if (active) return
