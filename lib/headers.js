@@ -1,18 +1,9 @@
 'use strict'
 
-// The header store of a fresh response, in V8's fast mode
-// (docs/architecture.md, "The header store"). Node 20 to 24's
-// `{ __proto__: null }` is a dictionary to V8: every end() that renders it
-// pays for a hash-table walk, a sort of the keys and a hash lookup per
-// value. setHeader() hands Node's own one to fill instead where nothing can
-// tell the two apart (a string name, a string or number value, Node's
-// setHeader() and _isLenientHeaderValidation() in place).
-//
-// V8 keeps an object in fast mode while the properties keyed stores add
-// fit in its in-object slots or number at most max(12, in-object slots)
-// beyond them. On 26 the wrapper, a cost per call there, goes on only once
-// a WideStore is wanted.
-// Refs: benchmark/RESULTS.md ("wide header stores")
+// The header store of a fresh response, in V8's fast mode, handed to Node's
+// setHeader() where nothing can tell it from Node's (docs/architecture.md,
+// "The header store"). On 26 the wrapper goes on only once a WideStore is
+// wanted. Refs: benchmark/RESULTS.md ("wide header stores")
 
 const http = require('node:http')
 const util = require('node:util')

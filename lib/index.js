@@ -1,8 +1,7 @@
 'use strict'
 
-// The public API. Loading this file loads neither node:http nor the addon,
-// so that the preload can wait for the application to load http: each is
-// required where first needed.
+// The public API. Loads neither node:http nor the addon until needed, so
+// that the preload can wait for the application to load http.
 
 const util = require('node:util')
 const { disabledByEnv, reportWanted } = require('./env.js')
@@ -10,8 +9,7 @@ const { disabledByEnv, reportWanted } = require('./env.js')
 const debug = util.debuglog('http-oneshot')
 
 let shim = null
-// The shim reads Node's methods off ServerResponse.prototype as it loads:
-// with the stand-ins taken off.
+// The shim reads Node's methods as it loads: with the stand-ins off.
 function loadShim () {
   if (shim === null) shim = patches().bare(() => require('./shim.js'), false)
   return shim
@@ -125,10 +123,9 @@ function installWhereItRuns (explicit) {
   }
 }
 
-// The probe child answered, or gave none (the shim then probes in this
-// process). Runs as a task of its own: a response that started on Node's
-// path meets the shim at its next call, which decides from the response's
-// state (test/startup-cache.test.js).
+// The probe child answered, or gave none (the shim then probes here). A
+// response begun on Node's path meets the shim at its next call, which
+// decides from its state (test/startup-cache.test.js).
 function onProbeAnswer () {
   countWhilePending(false)
   if (!wanted || installedNow()) return
@@ -136,8 +133,7 @@ function onProbeAnswer () {
 }
 
 // `explicit` (application code): may warn, and waits for the probe where no
-// answer is stored. The preload never warns nor waits: until the probe
-// answers, responses take Node's own path.
+// answer is stored; the preload does neither (Node's path until it answers).
 function activate (explicit) {
   wanted = true
   patches().cancel()
@@ -199,9 +195,7 @@ function installFromPreload () {
 function loadDeferred () {
   const preload = require('./preload.js')
   if (!preload.httpLoaded()) return
-  // http may have loaded where the preload did not see it
-  // (process.getBuiltinModule()).
-  preload.httpSeen()
+  preload.httpSeen() // loaded unseen, by process.getBuiltinModule()
   patches().runDeferred()
 }
 

@@ -25,10 +25,8 @@ function hash (text) {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0')
 }
 
-// probe.js as a file: any write to it (an edit, a new install of the
-// package) changes its ctime, which no tool sets back, and usually its
-// inode; reading and hashing its source instead would cost every process
-// a few milliseconds at start-up (benchmark/startup.js).
+// probe.js by its stat: any write changes its ctime, which no tool sets
+// back; hashing its source would cost start-up (benchmark/startup.js).
 function probeFile () {
   const st = fs.statSync(path.join(__dirname, 'probe.js'))
   return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.dev].join(':')
