@@ -53,9 +53,8 @@ const WideStore = anonymousConstructor()
 const STORE_CLASS = 'OutgoingHeaders'
 
 // Whether a WideStore with prototype `proto` prints as Node's, as it is or
-// named STORE_CLASS. V8 shrinks a constructor's objects after its first
-// seven to the most slots any used (slack tracking): eight stores of 32
-// keys settle the size before a response gets one.
+// named STORE_CLASS. Eight stores of 32 keys settle V8's slack tracking
+// (it shrinks a constructor's objects after its first seven).
 function settleWide (proto) {
   if (!printsAsNode(setPrototypeOf(new WideStore(false), proto))) {
     if (WideStore.name !== '') return false
@@ -69,9 +68,8 @@ function settleWide (proto) {
   return true
 }
 
-// The prototype of Node's stores: null on 20 to 24; elsewhere read off the
-// first store of more than FAST_MAX headers rendered, kept if it has only
-// `constructor` and a null prototype. Undefined: no WideStore.
+// The prototype of Node's stores: null on 20 to 24, else learnt by
+// learnProto(); undefined: no WideStore.
 let storeProto = nullProto && settleWide(null) ? null : undefined
 let protoRead = nullProto
 

@@ -26,13 +26,11 @@ function bindingState () {
   return { binding, loadError: record?.loadError || null, loadAdvice: record?.loadAdvice || null }
 }
 
-// Why the native path is not running, with a message for NODE_DEBUG, the
-// install() warning and the report; null once installed.
+// Why the native path is not running (NODE_DEBUG, the warning, the report).
 let inactive = disabledByEnv()
   ? { reason: 'disabled', message: disabledMessage() }
   : { reason: 'not-installed', message: 'install() has not run (the preload waits for the application to load http)' }
-// install() asked for and not undone: a probe answer that arrives later
-// installs only then.
+// install() asked for and not undone: a later probe answer installs then.
 let wanted = false
 let warned = false
 // Responses Node's own path took while the probe's answer was awaited.
@@ -83,8 +81,7 @@ function countWhilePending (on) {
   else dc.unsubscribe(REQUEST_START, countPending)
 }
 
-// Loading the shim reads the probe's answer: stored, or probed now in a
-// child that is waited for.
+// Loading the shim reads the probe's answer, stored or probed now.
 function installShim (explicit) {
   countWhilePending(false)
   patches().settle(() => installWhereItRuns(explicit))
@@ -95,8 +92,7 @@ function installWhereItRuns (explicit) {
   const http = require('node:http')
   loadShim()
   if (require('./internals.js') === null) {
-    // Node's Date is read through its own _storeHeader(): a wrapper put
-    // there first would not be called on the package's behalf.
+    // Node's Date is read through _storeHeader(): not through a wrapper.
     const store = wrappers(false).find((w) => w.method === 'OutgoingMessage.prototype._storeHeader')
     if (store !== undefined) {
       stayOff('wrapped', `OutgoingMessage.prototype._storeHeader was already wrapped by another module (function ${store.wrapper})`, explicit)

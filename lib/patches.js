@@ -161,16 +161,6 @@ function put (owner, name, fn) {
   installed.set(name, { owner, fn, previous })
 }
 
-// A wrapper put on since stays, and may still call the package's method,
-// which then defers to what it replaced.
-function takeBack (name) {
-  const p = installed.get(name)
-  if (p === undefined) return
-  installed.delete(name)
-  const own = Object.getOwnPropertyDescriptor(p.owner, name)
-  if (own !== undefined && own.value === p.fn) restore(p.owner, name, p.previous)
-}
-
 /**
  * Puts the package's methods on ServerResponse.prototype, each only over
  * Node's own (_storeHeader() beneath another module's writeHead(); write()
@@ -212,22 +202,22 @@ function install () {
 
 /**
  * Restores what install() put, and only that: a wrapper another module put
- * on since stays (dropping it would be silent). Idempotent.
+ * on since stays (dropping it would be silent), and what it calls of the
+ * package's defers to what that replaced. Idempotent.
  */
 function uninstall () {
   if (!active) return
   const internals = require('./internals.js')
-  takeBack('end')
-  takeBack('writeHead')
-  takeBack('_storeHeader')
+  for (const [name, { owner, fn, previous }] of installed) {
+    const own = Object.getOwnPropertyDescriptor(owner, name)
+    if (own !== undefined && own.value === fn) restore(owner, name, previous)
+  }
+  installed.clear()
   require('./write-head.js').setInstalled(false, false)
-  takeBack('write')
-  takeBack('uncork')
   require('./decide.js').setEndMethods(internals.uncork, internals.resMethods._storeHeader)
   const headers = require('./headers.js')
   headers.setOnWide(null)
   headers.forgetWide()
-  takeBack('setHeader')
   require('./shim.js').setInstalled(false)
   active = false
 }

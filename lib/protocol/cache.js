@@ -1,9 +1,8 @@
 'use strict'
 
-// The probe's answer on disk per Node binary (docs/protocols.md, "Where the
-// probe runs"): a JSON file holding the answer and its key, which names all
-// the answer depends on. An entry is used only where its key equals the
-// reader's; anything unreadable or malformed counts as none.
+// The probe's answer on disk per Node binary with its key, used only where
+// the key equals the reader's (docs/protocols.md, "Where the probe runs");
+// anything unreadable or malformed counts as none.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -11,9 +10,8 @@ const path = require('node:path')
 const FORMAT = 2
 const PROTOCOLS = [null, 'node20', 'node24']
 
-// FNV-1a over UTF-16 code units, two 32-bit lanes with different offsets:
-// a file name and a fingerprint, not a defence against forgery (the key is
-// compared whole).
+// FNV-1a, two 32-bit lanes: a file name and a fingerprint, not a defence
+// against forgery (the key is compared whole).
 function hash (text) {
   let a = 0x811c9dc5
   let b = 0x01000193 ^ 0x5bd1e995
@@ -131,10 +129,8 @@ function store (key, answer, env) {
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
       if (own && !ownDir(dir)) continue
-      // A name of this process's own ('wx': never an existing file or
-      // link), renamed over the entry: processes storing at once each
-      // replace it whole, and a reader never sees a part
-      // (test/probe-cache.test.js).
+      // A new file of this process's own, renamed over the entry: a reader
+      // never sees a part (test/probe-cache.test.js).
       fs.writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' })
       fs.renameSync(tmp, file)
       return file

@@ -481,13 +481,12 @@ function childScript () {
 }
 
 function parseAnswer (stdout) {
-  let answer
   try {
-    answer = JSON.parse(stdout)
+    const answer = JSON.parse(stdout)
+    return cache.validAnswer(answer) ? answer : undefined
   } catch {
     return undefined
   }
-  return cache.validAnswer(answer) ? answer : undefined
 }
 
 function spawnChild (how, options) {
@@ -498,9 +497,12 @@ function spawnChild (how, options) {
 }
 
 function probeInChild () {
-  const result = spawnChild('spawnSync', { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS })
-  if (result.error || result.status !== 0) return undefined
-  return parseAnswer(result.stdout)
+  try {
+    const result = spawnChild('spawnSync', { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS })
+    return result.error || result.status !== 0 ? undefined : parseAnswer(result.stdout)
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -551,14 +553,7 @@ function probeInBackground (onAnswer) {
 function probeIsolated (fns) {
   const stored = remembered.storedAnswer()
   if (stored !== null) return stored
-  let probed
-  if (childPossible()) {
-    try {
-      probed = probeInChild()
-    } catch {
-      probed = undefined
-    }
-  }
+  const probed = childPossible() ? probeInChild() : undefined
   if (probed !== undefined) {
     remembered.remember(probed)
     return remembered.asProbed(probed, false)
