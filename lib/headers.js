@@ -102,8 +102,7 @@ function learnProto (store) {
   }
 }
 
-// The last WideStore setHeader() made is fast-mode unless a header was
-// removed since.
+// The last WideStore setHeader() made is fast-mode unless a header was removed since.
 function isWide (store) {
   return store === lastWide
 }
@@ -138,8 +137,7 @@ function setOnWide (fn) {
   onWide = fn
 }
 
-// Whether install() puts setHeader() on at once: where the stores start
-// small (20 to 24), or a WideStore is wanted already.
+// Whether install() puts setHeader() on at once: stores start small (20 to 24), or wide.
 function storeWanted () {
   return nullProto || kind === WIDE
 }

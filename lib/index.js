@@ -45,8 +45,7 @@ function setInactive (reason, message) {
   debug('inactive (%s): %s', reason, message)
 }
 
-// Warns for an explicit install() only, once per process: NODE_DEBUG,
-// stats() and the report say why the preload stays off.
+// Warns for an explicit install() only, once; the preload's reason is in the stats.
 function stayOff (reason, message, explicit) {
   setInactive(reason, message)
   if (!explicit || warned) return
@@ -210,8 +209,7 @@ function uninstall () {
   if (inactive === null || inactive.reason === 'probe-pending') setInactive('not-installed', 'uninstall() ran')
 }
 
-// The wrappers found in Node's methods' place when the shim loaded.
-// `withFile` (the inspector, slow): for the report and NODE_DEBUG only.
+// The wrappers found in Node's place; `withFile` (slow) for the report and NODE_DEBUG.
 function wrappers (withFile) {
   if (shim === null) return []
   const methods = require('./node-methods.js')
@@ -257,12 +255,8 @@ function stats () {
     : shim.counts()
   if (pending !== 0) counted.reasons['probe-pending'] = pending
   return {
-    native: counted.native,
+    ...counted,
     fallback: counted.fallback + pending,
-    direct: counted.direct,
-    partial: counted.partial,
-    reasons: counted.reasons,
-    writes: counted.writes,
     inactiveReason: inactive === null ? null : inactive.reason,
     wrapped: wrappers(false).map(({ method, wrapper }) => ({ method, wrapper }))
   }

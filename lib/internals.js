@@ -140,8 +140,7 @@ function shapeKnown (shape, protocolName) {
   return shape.headersMap === true && shape.corked === 0 && shape.missing.length === 0
 }
 
-// The methods `names` of `proto`, or null when one is missing; a wrapper
-// is kept as null, so the native path falls back (PATCHED).
+// `names` of `proto`, null if one is missing; a wrapper as null (PATCHED).
 function methodsOf (proto, owner, names, own) {
   const methods = {}
   for (const name of names) {
@@ -213,8 +212,7 @@ function writeProtocolOf (probedWrite, { kNeedDrain, kChunkedBuffer, kChunkedLen
 
 const PROBE_REQUEST = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 }
 
-// The probe's answer for Node's own methods, or null when it found no end()
-// protocol the shim reproduces, or a response of a shape it does not know.
+// The probe's answer, or null for an end() protocol or shape the shim does not know.
 function probedNode (SR, OM) {
   const probed = storedAnswer() ?? require('./protocol/probe.js').probeIsolated({
     end: OM.prototype.end,
@@ -243,8 +241,7 @@ function symbolsOf (probe) {
   }
 }
 
-// Node's methods the native path compares with a response's and socket's,
-// or null when one is missing.
+// Node's methods the native path compares with; null when one is missing.
 function nodeMethods (SR, OM, own) {
   const resMethods = methodsOf(SR.prototype, 'ServerResponse', RES_METHODS, own)
   const socketMethods = methodsOf(net.Socket.prototype, 'Socket', SOCKET_METHODS, own)

@@ -77,8 +77,7 @@ function holder (key) {
   return key
 }
 
-// The file and line `fn` was defined at, from the inspector, or null. Slow
-// (the inspector lists every script): for the report and NODE_DEBUG only.
+// Where `fn` was defined, or null. Slow (the inspector): report and NODE_DEBUG only.
 function locate (fn) {
   let inspector
   try {

@@ -54,8 +54,7 @@ function restore (owner, name, desc) {
   else Object.defineProperty(owner, name, desc)
 }
 
-// Enumerable as the method it shadows (Node's are assigned): a for-in over
-// a response sees the same keys.
+// Enumerable as the method it shadows (Node's are assigned), for for-in.
 function define (owner, name, fn) {
   let enumerable = true
   for (let p = owner; p !== null; p = Object.getPrototypeOf(p)) {
@@ -150,8 +149,7 @@ function settle (fn) {
   return bare(fn, true)
 }
 
-// What install() put: name -> { owner, fn, previous }, `previous` the own
-// descriptor it replaced (undefined: inherited).
+// What install() put: name -> { owner, fn, previous } (as `previous` above).
 const installed = new Map()
 let active = false
 

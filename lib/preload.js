@@ -49,8 +49,7 @@ function load (request, parent, isMain) {
 }
 
 function unhook () {
-  // A wrapper another module added over ours keeps ours in its chain, as a
-  // pass-through once `done`.
+  // A wrapper added over ours keeps ours in its chain, a pass-through once `done`.
   if (originalLoad !== null && Module._load === load) Module._load = originalLoad
   if (hooks !== null) hooks.deregister()
   hooks = null
@@ -115,8 +114,7 @@ function hook () {
   }
 }
 
-// http is loaded (lib/esm-hooks.mjs, or lib/index.js asked): fires if the
-// preload still watches for it.
+// http is loaded (lib/esm-hooks.mjs, or lib/index.js asked): fires if still watching.
 function httpSeen () {
   if (hooked && !done) fire(false)
 }

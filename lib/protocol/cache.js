@@ -118,8 +118,7 @@ function load (key, env) {
   return null
 }
 
-// Stores `answer` in the first directory that takes it; returns the file,
-// or null (memory only).
+// Stores `answer` in the first directory that takes it; returns the file or null.
 function store (key, answer, env) {
   if (!validAnswer(answer)) return null
   const text = JSON.stringify({ key, answer }) + '\n'

@@ -47,8 +47,8 @@ function fakeSocket () {
   const calls = []
   const writes = []
   let buffered = 0
-  const fields = { _httpMessage: null, writable: true, destroyed: false, errored: null, _hadError: false }
-  Object.assign(socket, fields, { writableHighWaterMark: 16384, _writableState: state })
+  Object.assign(socket, { _httpMessage: null, writable: true, destroyed: false, errored: null, _hadError: false },
+    { writableHighWaterMark: 16384, _writableState: state })
   Object.defineProperty(socket, 'writableCorked', { get: () => state.corked })
   Object.defineProperty(socket, 'writableLength', { get: () => buffered })
   socket.cork = function cork () {
@@ -88,8 +88,7 @@ function attach (SR, res) {
   return recorder
 }
 
-// Records 'finish' and the calls of the end callbacks it returns on
-// `out.events`, and the state at 'prefinish' on `out.atPrefinish`.
+// Records 'finish' and the returned end callbacks' calls, and 'prefinish''s state.
 function recordEvents (res, out, recorder, keys, writeError) {
   const { state, read } = recorder
   // Stands in for the server's resOnFinish, added before 'request'.
@@ -144,8 +143,7 @@ function afterFirstEnd (probed, callbacks) {
   }
 }
 
-// A later end(cb): what it called at once, and the callbacks queued, by
-// `names` or, without, their number.
+// A later end(cb): what it called at once, and the callbacks queued (named, or counted).
 function laterEnd (end, probed, callback, names) {
   const { res, out, recorder, keys, finishListeners } = probed
   const eventsBefore = out.events.length
@@ -201,8 +199,7 @@ function run (fns, withWriteHead, writeError) {
   out.afterEnd = afterFirstEnd(probed, callbacks)
   out.second = laterEnd(end, probed, callbacks.cb2, new Map([[callbacks.cb1, 'cb1'], [callbacks.cb2, 'cb2']]))
   out.afterWrites = completeWrites(res, recorder, keys, writeError)
-  // After a flush error a callback that records nothing: Node may defer it
-  // past the probe's return.
+  // After a flush error Node may defer it past the probe's return.
   out.third = laterEnd(end, probed, writeError === null ? callbacks.cb3 : noop, null)
   out.events = out.events.map((e) => e.name + '(' + [e.args, e.err, e.writableFinished, e.pending].join(',') + ')')
   return out
@@ -217,8 +214,7 @@ function nodeFns (fns = {}) {
   return { SR, OM, end: pick('end', om), writeHead: pick('writeHead', SR.prototype), write: pick('write', om), uncork: pick('uncork', om) }
 }
 
-// One write() with chunked framing, then the response's uncork() (what
-// write_()'s tick runs on 24.22+ and 26.10+).
+// One chunked write(), then the uncork() write_()'s tick runs on 24.22+ and 26.10+.
 function writeRun (fns) {
   const { SR, OM, write, writeHead, uncork } = fns
   const res = newResponse(SR, OM)
@@ -543,8 +539,7 @@ function probeInBackground (onAnswer) {
 }
 
 /**
- * The probe's answer: stored for this binary, else from a child, else
- * from this process.
+ * The probe's answer: stored for this binary, else from a child, else here.
  * @param {object} [fns] as for probeProtocol() and probeWrite(), used only
  *   in this process (a child probes its own, untouched http module)
  * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
