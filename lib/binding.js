@@ -1,8 +1,7 @@
 'use strict'
 
-// Exports the addon, or null where it cannot be used; never throws: without
-// it every response takes Node's own path, and buildHttpMessage() has a JS
-// version.
+// Exports the addon, or null where it cannot be used (Node's own path, and
+// buildHttpMessage()'s JS version); never throws.
 
 const path = require('node:path')
 const util = require('node:util')
@@ -47,9 +46,8 @@ if (disabledByEnv()) {
 function loadAdvice (err, proc = process) {
   if (err === null || err.code === 'HTTP_ONESHOT_DISABLED') return null
   if (err.code === 'ERR_DLOPEN_DISABLED') {
-    // Node throws this code both under the permission model without
-    // --allow-addons and with --no-addons; process.permission exists only
-    // under the former.
+    // Both without --allow-addons under the permission model (which alone
+    // has process.permission) and with --no-addons.
     return proc.permission !== undefined
       ? "Node's permission model refuses native addons: add --allow-addons to the node options"
       : 'native addons are turned off (--no-addons): remove that flag from the node options'

@@ -1,18 +1,9 @@
 'use strict'
 
-// The header store of a fresh response, in V8's fast mode
-// (docs/architecture.md, "The header store"). Node 20 to 24's
-// `{ __proto__: null }` is a dictionary to V8: every end() that renders it
-// pays for a hash-table walk, a sort of the keys and a hash lookup per
-// value. setHeader() hands Node's own one to fill instead where nothing can
-// tell the two apart (a string name, a string or number value, Node's
-// setHeader() and _isLenientHeaderValidation() in place).
-//
-// V8 keeps an object in fast mode while the properties keyed stores add
-// fit in its in-object slots or number at most max(12, in-object slots)
-// beyond them. On 26 the wrapper, a cost per call there, goes on only once
-// a WideStore is wanted.
-// Refs: benchmark/RESULTS.md ("wide header stores")
+// The header store of a fresh response, in V8's fast mode, handed to Node's
+// setHeader() where nothing can tell it from Node's (docs/architecture.md,
+// "The header store"). On 26 the wrapper goes on only once a WideStore is
+// wanted. Refs: benchmark/RESULTS.md ("wide header stores")
 
 const http = require('node:http')
 const util = require('node:util')
@@ -62,9 +53,8 @@ const WideStore = anonymousConstructor()
 const STORE_CLASS = 'OutgoingHeaders'
 
 // Whether a WideStore with prototype `proto` prints as Node's, as it is or
-// named STORE_CLASS. V8 shrinks a constructor's objects after its first
-// seven to the most slots any used (slack tracking): eight stores of 32
-// keys settle the size before a response gets one.
+// named STORE_CLASS. Eight stores of 32 keys settle V8's slack tracking
+// (it shrinks a constructor's objects after its first seven).
 function settleWide (proto) {
   if (!printsAsNode(setPrototypeOf(new WideStore(false), proto))) {
     if (WideStore.name !== '') return false
@@ -78,9 +68,8 @@ function settleWide (proto) {
   return true
 }
 
-// The prototype of Node's stores: null on 20 to 24; elsewhere read off the
-// first store of more than FAST_MAX headers rendered, kept if it has only
-// `constructor` and a null prototype. Undefined: no WideStore.
+// The prototype of Node's stores: null on 20 to 24, else learnt by
+// learnProto(); undefined: no WideStore.
 let storeProto = nullProto && settleWide(null) ? null : undefined
 let protoRead = nullProto
 
@@ -113,8 +102,7 @@ function learnProto (store) {
   }
 }
 
-// The last WideStore setHeader() made is fast-mode unless a header was
-// removed since.
+// The last WideStore setHeader() made is fast-mode unless a header was removed since.
 function isWide (store) {
   return store === lastWide
 }
@@ -149,8 +137,7 @@ function setOnWide (fn) {
   onWide = fn
 }
 
-// Whether install() puts setHeader() on at once: where the stores start
-// small (20 to 24), or a WideStore is wanted already.
+// Whether install() puts setHeader() on at once: stores start small (20 to 24), or wide.
 function storeWanted () {
   return nullProto || kind === WIDE
 }

@@ -1,8 +1,7 @@
 'use strict'
 
-// The public API. Loading this file loads neither node:http nor the addon,
-// so that the preload can wait for the application to load http: each is
-// required where first needed.
+// The public API. Loads neither node:http nor the addon until needed, so
+// that the preload can wait for the application to load http.
 
 const util = require('node:util')
 const { disabledByEnv, reportWanted } = require('./env.js')
@@ -10,8 +9,7 @@ const { disabledByEnv, reportWanted } = require('./env.js')
 const debug = util.debuglog('http-oneshot')
 
 let shim = null
-// The shim reads Node's methods off ServerResponse.prototype as it loads:
-// with the stand-ins taken off.
+// The shim reads Node's methods as it loads: with the stand-ins off.
 function loadShim () {
   if (shim === null) shim = patches().bare(() => require('./shim.js'), false)
   return shim
@@ -28,13 +26,11 @@ function bindingState () {
   return { binding, loadError: record?.loadError || null, loadAdvice: record?.loadAdvice || null }
 }
 
-// Why the native path is not running, with a message for NODE_DEBUG, the
-// install() warning and the report; null once installed.
+// Why the native path is not running (NODE_DEBUG, the warning, the report).
 let inactive = disabledByEnv()
   ? { reason: 'disabled', message: disabledMessage() }
   : { reason: 'not-installed', message: 'install() has not run (the preload waits for the application to load http)' }
-// install() asked for and not undone: a probe answer that arrives later
-// installs only then.
+// install() asked for and not undone: a later probe answer installs then.
 let wanted = false
 let warned = false
 // Responses Node's own path took while the probe's answer was awaited.
@@ -49,8 +45,7 @@ function setInactive (reason, message) {
   debug('inactive (%s): %s', reason, message)
 }
 
-// Warns for an explicit install() only, once per process: NODE_DEBUG,
-// stats() and the report say why the preload stays off.
+// Warns for an explicit install() only, once; the preload's reason is in the stats.
 function stayOff (reason, message, explicit) {
   setInactive(reason, message)
   if (!explicit || warned) return
@@ -85,8 +80,7 @@ function countWhilePending (on) {
   else dc.unsubscribe(REQUEST_START, countPending)
 }
 
-// Loading the shim reads the probe's answer: stored, or probed now in a
-// child that is waited for.
+// Loading the shim reads the probe's answer, stored or probed now.
 function installShim (explicit) {
   countWhilePending(false)
   patches().settle(() => installWhereItRuns(explicit))
@@ -97,8 +91,7 @@ function installWhereItRuns (explicit) {
   const http = require('node:http')
   loadShim()
   if (require('./internals.js') === null) {
-    // Node's Date is read through its own _storeHeader(): a wrapper put
-    // there first would not be called on the package's behalf.
+    // Node's Date is read through _storeHeader(): not through a wrapper.
     const store = wrappers(false).find((w) => w.method === 'OutgoingMessage.prototype._storeHeader')
     if (store !== undefined) {
       stayOff('wrapped', `OutgoingMessage.prototype._storeHeader was already wrapped by another module (function ${store.wrapper})`, explicit)
@@ -125,10 +118,9 @@ function installWhereItRuns (explicit) {
   }
 }
 
-// The probe child answered, or gave none (the shim then probes in this
-// process). Runs as a task of its own: a response that started on Node's
-// path meets the shim at its next call, which decides from the response's
-// state (test/startup-cache.test.js).
+// The probe child answered, or gave none (the shim then probes here). A
+// response begun on Node's path meets the shim at its next call, which
+// decides from its state (test/startup-cache.test.js).
 function onProbeAnswer () {
   countWhilePending(false)
   if (!wanted || installedNow()) return
@@ -136,8 +128,7 @@ function onProbeAnswer () {
 }
 
 // `explicit` (application code): may warn, and waits for the probe where no
-// answer is stored. The preload never warns nor waits: until the probe
-// answers, responses take Node's own path.
+// answer is stored; the preload does neither (Node's path until it answers).
 function activate (explicit) {
   wanted = true
   patches().cancel()
@@ -199,9 +190,7 @@ function installFromPreload () {
 function loadDeferred () {
   const preload = require('./preload.js')
   if (!preload.httpLoaded()) return
-  // http may have loaded where the preload did not see it
-  // (process.getBuiltinModule()).
-  preload.httpSeen()
+  preload.httpSeen() // loaded unseen, by process.getBuiltinModule()
   patches().runDeferred()
 }
 
@@ -220,8 +209,7 @@ function uninstall () {
   if (inactive === null || inactive.reason === 'probe-pending') setInactive('not-installed', 'uninstall() ran')
 }
 
-// The wrappers found in Node's methods' place when the shim loaded.
-// `withFile` (the inspector, slow): for the report and NODE_DEBUG only.
+// The wrappers found in Node's place; `withFile` (slow) for the report and NODE_DEBUG.
 function wrappers (withFile) {
   if (shim === null) return []
   const methods = require('./node-methods.js')
@@ -267,12 +255,8 @@ function stats () {
     : shim.counts()
   if (pending !== 0) counted.reasons['probe-pending'] = pending
   return {
-    native: counted.native,
+    ...counted,
     fallback: counted.fallback + pending,
-    direct: counted.direct,
-    partial: counted.partial,
-    reasons: counted.reasons,
-    writes: counted.writes,
     inactiveReason: inactive === null ? null : inactive.reason,
     wrapped: wrappers(false).map(({ method, wrapper }) => ({ method, wrapper }))
   }

@@ -1,14 +1,10 @@
 'use strict'
 
 // Node internals the shim reads, resolved once by feature detection; null
-// when any is missing ('unsupported-node').
-//
-// What this file builds to learn from Node's code is never an object of a
-// class the server builds too (no Writable, Socket or EventEmitter, no
-// response of a shape of its own): each would be one more hidden class at
-// the stores Node's constructors share, which V8 then turns megamorphic, on
-// Node's path too (benchmark/RESULTS.md, "what a response that falls back
-// costs").
+// when any is missing ('unsupported-node'). What this file builds is never
+// an object of a class the server builds too, of a shape of its own: V8
+// would turn Node's shared stores megamorphic (benchmark/RESULTS.md, "what
+// a response that falls back costs").
 
 const http = require('node:http')
 const net = require('node:net')
@@ -36,22 +32,18 @@ const RES_METHODS = ['writeHead', '_implicitHeader', '_storeHeader', '_send', '_
 // a corked pair): an instrumented socket sees Node's own call pattern.
 const SOCKET_METHODS = nodeMethodsOf.METHODS.Socket
 
-// The private symbols of a ServerResponse on Node 20, plus what Node 22
-// added (its socket accessor and cork buffering). Any other symbol, but
-// those of the protocol the probe found, turns the shim off.
+// A ServerResponse's private symbols on Node 20 to 22; any other, but the
+// found protocol's, turns the shim off.
 const KNOWN_SYMBOLS = [
   'shapeMode', 'kCapture', 'kBytesWritten', 'kNeedDrain', 'corked', 'kOutHeaders',
   'errored', 'kHighWaterMark', 'kRejectNonStandardBodyWrites',
   'kChunkedBuffer', 'kChunkedLength', 'kSocket'
 ]
-// Node 24.21+ and 26.8+: end callbacks and flush errors of their own
-// (lib/protocol/node24.js), and, from 26.12, the cached answer of
-// _isLenientHeaderValidation().
+// Node 24.21+ and 26.8+ (lib/protocol/node24.js); kLenientCache from 26.12.
 const NODE24_SYMBOLS = ['kWritableFinished', 'kEndCallbacks', 'kFlushError', 'kLenientCache']
 
-// ERR_STREAM_DESTROYED('end'), which Node 24's onFinish() reports when the
-// socket went away without an error: its class, from Writable#end on a bare
-// destroyed WritableState.
+// The class of ERR_STREAM_DESTROYED('end'), which Node 24's onFinish()
+// reports for a socket gone without an error.
 let DestroyedError = null
 function learnDestroyedError () {
   const state = new stream.Writable.WritableState({}, null, false)
@@ -77,12 +69,10 @@ function accessorOf (proto, key) {
   return undefined
 }
 
-// What the shim may read of a socket itself rather than through Node's
-// getters, each a megamorphic keyed load; null when any of it does not
-// hold: the Writable state's bit field and needDrain's bit in it, and that
+// The Writable state's bit field and its needDrain bit, which the shim
+// reads instead of Node's getters (megamorphic loads); null unless a plain
 // net.Socket reads `destroyed`, `writable` and `writableNeedDrain` through
-// Duplex's accessors, so that for a writable plain net.Socket (not TLS, not
-// a subclass) the needDrain bit says all.
+// Duplex's accessors, so that the needDrain bit says all.
 function learnWritableState () {
   const state = new stream.Writable.WritableState({}, null, false)
   const kState = findSymbol(state, 'kState')
@@ -107,12 +97,9 @@ function learnWritableState () {
   return Object.freeze({ kState, needDrain, Socket: net.Socket, handleGetter: handleAccessor.get })
 }
 
-// Symbols learnt from the first real response and socket (a throwaway
-// Server or Socket would give Node's code shapes: see the top). Until then
-// the shim reads Node's getters and writes through socket.write().
-// kUniqueHeaders: a server's option copied onto each response; kHandle:
-// what net.Socket's `_handle` getter reads; lastWriteQueueSize: net.js's
-// record of the last asynchronous write, kept by a partial direct write.
+// Symbols learnt from the first real response and socket (see the top);
+// until then the shim reads Node's getters and writes through
+// socket.write(). kLastWriteQueueSize: kept by a partial direct write.
 const learned = {
   pending: true,
   kUniqueHeaders: null,
@@ -153,9 +140,7 @@ function shapeKnown (shape, protocolName) {
   return shape.headersMap === true && shape.corked === 0 && shape.missing.length === 0
 }
 
-// The methods `names` of `proto`, or null when one is missing. A wrapper
-// is kept as null: no method equals it, so the native path falls back
-// (PATCHED) and the wrapper runs as without the package.
+// `names` of `proto`, null if one is missing; a wrapper as null (PATCHED).
 function methodsOf (proto, owner, names, own) {
   const methods = {}
   for (const name of names) {
@@ -167,8 +152,7 @@ function methodsOf (proto, owner, names, own) {
 }
 
 // own(key, fn): `fn` where it is Node's own, else null, the wrapper then
-// recorded in `found`. Every method lib/node-methods.js lists is checked at
-// once, so that `found` names each wrapper.
+// recorded in `found`. Every method node-methods.js lists is checked now.
 function ownCheck (known, found) {
   const checked = new Map()
   function own (key, fn) {
@@ -188,12 +172,9 @@ function ownCheck (known, found) {
   return own
 }
 
-// Node's module-private utcDate() value, read through _storeHeader on
-// `dateProbe`: with no headers, _removedConnection and no body it renders
-// just the Date line.
+// Node's module-private utcDate(), the one line _storeHeader renders on
+// `dateProbe`. statusMessage first, as writeHead() sets it (see the top).
 function dateReader (storeHeader, dateProbe) {
-  // The status message first, as writeHead() sets it: the hidden class of
-  // the responses Node renders (see the top).
   dateProbe.statusMessage = 'OK'
   dateProbe._removedConnection = true
   dateProbe._hasBody = false
@@ -204,8 +185,7 @@ function dateReader (storeHeader, dateProbe) {
   }
 }
 
-// The end() adapter for the protocol the probe found; null when a symbol
-// it needs is missing.
+// The end() adapter for the found protocol; null when a symbol is missing.
 function protocolOf (protocolName, probe) {
   if (protocolName !== 'node24') return node20
   const kEndCallbacks = findSymbol(probe, 'kEndCallbacks')
@@ -218,8 +198,7 @@ function protocolOf (protocolName, probe) {
   return node24.create({ kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError })
 }
 
-// The chunked write() protocol the probe found (docs/protocols.md), or
-// null where a symbol it needs is missing.
+// The found chunked write() protocol, or null where a symbol is missing.
 function writeProtocolOf (probedWrite, { kNeedDrain, kChunkedBuffer, kChunkedLength }) {
   const OM = http.OutgoingMessage
   if (kNeedDrain === null || typeof OM.prototype.write !== 'function') return null
@@ -233,8 +212,7 @@ function writeProtocolOf (probedWrite, { kNeedDrain, kChunkedBuffer, kChunkedLen
 
 const PROBE_REQUEST = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 }
 
-// The probe's answer for Node's own methods, or null when it found no end()
-// protocol the shim reproduces, or a response of a shape it does not know.
+// The probe's answer, or null for an end() protocol or shape the shim does not know.
 function probedNode (SR, OM) {
   const probed = storedAnswer() ?? require('./protocol/probe.js').probeIsolated({
     end: OM.prototype.end,
@@ -253,12 +231,9 @@ function symbolsOf (probe) {
   return {
     kOutHeaders: findSymbol(probe, 'kOutHeaders'),
     kCorked: findSymbol(probe, 'corked'),
-    // 26.12+ keeps _isLenientHeaderValidation()'s answer on the response
-    // once a header block was rendered; the renderer leaves it as Node would.
+    // 26.12+: _isLenientHeaderValidation()'s answer, left as Node would.
     kLenientCache: findSymbol(probe, 'kLenientCache'),
-    // The server's rejectNonStandardBodyWrites, copied onto each response:
-    // write_() then throws for a body Node would otherwise drop (HEAD, 1xx,
-    // 204, 304). Null where Node has no such option.
+    // The server's option: write_() throws for a body Node would drop.
     kRejectNonStandardBodyWrites: findSymbol(probe, 'kRejectNonStandardBodyWrites'),
     kNeedDrain: findSymbol(probe, 'kNeedDrain'),
     kChunkedBuffer: findSymbol(probe, 'kChunkedBuffer'),
@@ -266,8 +241,7 @@ function symbolsOf (probe) {
   }
 }
 
-// Node's methods the native path compares with a response's and socket's,
-// or null when one is missing.
+// Node's methods the native path compares with; null when one is missing.
 function nodeMethods (SR, OM, own) {
   const resMethods = methodsOf(SR.prototype, 'ServerResponse', RES_METHODS, own)
   const socketMethods = methodsOf(net.Socket.prototype, 'Socket', SOCKET_METHODS, own)

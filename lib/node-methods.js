@@ -1,9 +1,8 @@
 'use strict'
 
-// Which of the methods the package replaces, calls or compares with are
-// Node's own, by a hash of their source text that the probe child reports
-// (docs/architecture.md, "Patchers and APM agents"). Function.prototype.toString
-// is called directly: a wrapper's own toString() is not asked.
+// Which methods the package replaces, calls or compares with are Node's
+// own, by their source's hash (docs/architecture.md, "Patchers and APM
+// agents"), read without asking a wrapper's own toString().
 
 const { hash } = require('./protocol/cache.js')
 
@@ -78,8 +77,7 @@ function holder (key) {
   return key
 }
 
-// The file and line `fn` was defined at, from the inspector, or null. Slow
-// (the inspector lists every script): for the report and NODE_DEBUG only.
+// Where `fn` was defined, or null. Slow (the inspector): report and NODE_DEBUG only.
 function locate (fn) {
   let inspector
   try {

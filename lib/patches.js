@@ -1,16 +1,11 @@
 'use strict'
 
 // The one owner of the methods the package puts on Node's prototypes and of
-// what was there before: the preload's stand-ins, install() and uninstall();
-// the other files export the replacements. Loaded by the preload: nothing
-// here requires http or the shim at load.
-//
-// The stand-ins hold the shim's place from the load of http until the first
-// listen(), the first call of a stand-in, or a look at the package's state:
-// a process that never serves does not pay for the shim, the addon and the
-// probe (benchmark/startup.js). An agent that wraps a stand-in meanwhile
-// then calls what settle() put in its place (docs/architecture.md,
-// "Patchers and APM agents").
+// what was there before: the preload's stand-ins, install() and uninstall().
+// Nothing here requires http or the shim at load. The stand-ins hold the
+// shim's place until the first listen(), stand-in call or look at the
+// package's state (benchmark/startup.js; docs/architecture.md, "Patchers
+// and APM agents").
 
 let proto = null
 let parent = null
@@ -33,9 +28,8 @@ function target (name) {
   return fn === null || fn === undefined ? parent[name] : fn
 }
 
-// Named and shaped as Node's methods. The arguments go on as they came,
-// their number included: a wrapper beneath sees the call it would see
-// without the stand-in.
+// Named and shaped as Node's methods; the arguments go on as they came,
+// their number included, as a wrapper beneath would see them.
 const STAND_INS = {
   end: function end (chunk, encoding, callback) {
     return target('end').apply(this, arguments)
@@ -60,8 +54,7 @@ function restore (owner, name, desc) {
   else Object.defineProperty(owner, name, desc)
 }
 
-// Enumerable as the method it shadows (Node's are assigned): a for-in over
-// a response sees the same keys.
+// Enumerable as the method it shadows (Node's are assigned), for for-in.
 function define (owner, name, fn) {
   let enumerable = true
   for (let p = owner; p !== null; p = Object.getPrototypeOf(p)) {
@@ -74,10 +67,8 @@ function define (owner, name, fn) {
   Object.defineProperty(owner, name, { value: fn, writable: true, enumerable, configurable: true })
 }
 
-// node:http without a require(): an agent loaded first (dd-trace) wraps
-// ServerResponse#end from a hook around require(), and would wrap Node's
-// end() before the stand-ins are in place, which then stay off
-// (test/agents.test.js).
+// Without a require(): an agent's hook around it (dd-trace) would wrap
+// Node's end() before the stand-ins are in place (test/agents.test.js).
 function httpModule () {
   return typeof process.getBuiltinModule === 'function'
     ? process.getBuiltinModule('node:http')
@@ -158,8 +149,7 @@ function settle (fn) {
   return bare(fn, true)
 }
 
-// What install() put: name -> { owner, fn, previous }, `previous` the own
-// descriptor it replaced (undefined: inherited).
+// What install() put: name -> { owner, fn, previous } (as `previous` above).
 const installed = new Map()
 let active = false
 
@@ -169,23 +159,11 @@ function put (owner, name, fn) {
   installed.set(name, { owner, fn, previous })
 }
 
-// A wrapper put on since stays, and may still call the package's method,
-// which then defers to what it replaced.
-function takeBack (name) {
-  const p = installed.get(name)
-  if (p === undefined) return
-  installed.delete(name)
-  const own = Object.getOwnPropertyDescriptor(p.owner, name)
-  if (own !== undefined && own.value === p.fn) restore(p.owner, name, p.previous)
-}
-
 /**
  * Puts the package's methods on ServerResponse.prototype, each only over
- * Node's own: end(); writeHead(), or _storeHeader() beneath a writeHead()
- * another module put there first; write() and uncork() where the probe
- * found the chunked write they reproduce; setHeader() where a fast-mode
- * store is wanted (lib/headers.js). Idempotent; where the native path can
- * never run, Node's methods stay untouched: a wrapper would only cost time.
+ * Node's own (_storeHeader() beneath another module's writeHead(); write()
+ * and uncork() where the probe found their chunked write; setHeader() per
+ * lib/headers.js). Idempotent; a no-op where the native path cannot run.
  */
 function install () {
   if (active) return
@@ -222,22 +200,22 @@ function install () {
 
 /**
  * Restores what install() put, and only that: a wrapper another module put
- * on since stays (dropping it would be silent). Idempotent.
+ * on since stays (dropping it would be silent), and what it calls of the
+ * package's defers to what that replaced. Idempotent.
  */
 function uninstall () {
   if (!active) return
   const internals = require('./internals.js')
-  takeBack('end')
-  takeBack('writeHead')
-  takeBack('_storeHeader')
+  for (const [name, { owner, fn, previous }] of installed) {
+    const own = Object.getOwnPropertyDescriptor(owner, name)
+    if (own !== undefined && own.value === fn) restore(owner, name, previous)
+  }
+  installed.clear()
   require('./write-head.js').setInstalled(false, false)
-  takeBack('write')
-  takeBack('uncork')
   require('./decide.js').setEndMethods(internals.uncork, internals.resMethods._storeHeader)
   const headers = require('./headers.js')
   headers.setOnWide(null)
   headers.forgetWide()
-  takeBack('setHeader')
   require('./shim.js').setInstalled(false)
   active = false
 }

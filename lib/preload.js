@@ -1,16 +1,10 @@
 'use strict'
 
-// `-r` / `--import http-oneshot/register`: watches for the application's
-// first load of Node's HTTP server and installs then, before its code sees
-// the module. Loading this file loads neither http nor the addon: a process
-// that never serves HTTP (npm, a build tool under NODE_OPTIONS) runs as
-// without it.
-//
-// The load is seen as APM agents see it: require() through a wrapper of
-// Module._load; import through module.registerHooks (Node 24+) or, before
-// 24 and for an ESM entry point only, module.register (lib/esm-hooks.mjs),
-// whose hooks thread costs start-up time (benchmark/startup.js); anything
-// else at the first request a server receives.
+// `-r` / `--import http-oneshot/register`: installs at the application's
+// first load of Node's HTTP server, seen as APM agents see it (a wrapper of
+// Module._load; module.registerHooks on 24+, else module.register for an
+// ESM entry only, its hooks thread costing start-up: benchmark/startup.js;
+// else the first request). Loads neither http nor the addon itself.
 
 const dc = require('node:diagnostics_channel')
 const Module = require('node:module')
@@ -55,8 +49,7 @@ function load (request, parent, isMain) {
 }
 
 function unhook () {
-  // A wrapper another module added over ours keeps ours in its chain, as a
-  // pass-through once `done`.
+  // A wrapper added over ours keeps ours in its chain, a pass-through once `done`.
   if (originalLoad !== null && Module._load === load) Module._load = originalLoad
   if (hooks !== null) hooks.deregister()
   hooks = null
@@ -105,12 +98,9 @@ function hook () {
   originalLoad = Module._load
   Module._load = load
   dc.subscribe(START, onRequestStart)
-  // module.registerHooks from Node 24 on, where it chains with loaders
-  // registered by module.register (tsx, an APM agent's, tap's), before or
-  // after it (test/startup-cache.test.js, "an asynchronous loader"). On
-  // Node 22 a synchronous resolve hook that passes an import on to such a
-  // loader throws ERR_METHOD_NOT_IMPLEMENTED ("The resolveSync() method is
-  // not implemented").
+  // From 24 only, where it chains with module.register loaders (tsx, tap;
+  // test/startup-cache.test.js, "an asynchronous loader"); on 22 passing an
+  // import on to one throws ERR_METHOD_NOT_IMPLEMENTED.
   if (typeof Module.registerHooks === 'function' && MAJOR >= 24) {
     hooks = Module.registerHooks({
       resolve (specifier, context, nextResolve) {
@@ -124,8 +114,7 @@ function hook () {
   }
 }
 
-// http is loaded (lib/esm-hooks.mjs, or lib/index.js asked): fires if the
-// preload still watches for it.
+// http is loaded (lib/esm-hooks.mjs, or lib/index.js asked): fires if still watching.
 function httpSeen () {
   if (hooked && !done) fire(false)
 }

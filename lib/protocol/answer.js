@@ -2,9 +2,8 @@
 
 // The probe's answer as this process knows it: remembered here, or stored
 // by an earlier process. Apart from probe.js so that a process whose answer
-// is stored never loads the probe: a file loaded stays in the heap, and a
-// few hundred KiB more live heap can make V8 collect the old generation
-// more often (benchmark/RESULTS.md, static files).
+// is stored never loads the probe (docs/protocols.md, "Where the probe
+// runs"; benchmark/RESULTS.md, static files).
 
 const cache = require('./cache.js')
 

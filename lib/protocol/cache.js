@@ -1,9 +1,8 @@
 'use strict'
 
-// The probe's answer on disk per Node binary (docs/protocols.md, "Where the
-// probe runs"): a JSON file holding the answer and its key, which names all
-// the answer depends on. An entry is used only where its key equals the
-// reader's; anything unreadable or malformed counts as none.
+// The probe's answer on disk per Node binary with its key, used only where
+// the key equals the reader's (docs/protocols.md, "Where the probe runs");
+// anything unreadable or malformed counts as none.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -11,9 +10,8 @@ const path = require('node:path')
 const FORMAT = 2
 const PROTOCOLS = [null, 'node20', 'node24']
 
-// FNV-1a over UTF-16 code units, two 32-bit lanes with different offsets:
-// a file name and a fingerprint, not a defence against forgery (the key is
-// compared whole).
+// FNV-1a, two 32-bit lanes: a file name and a fingerprint, not a defence
+// against forgery (the key is compared whole).
 function hash (text) {
   let a = 0x811c9dc5
   let b = 0x01000193 ^ 0x5bd1e995
@@ -25,10 +23,8 @@ function hash (text) {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0')
 }
 
-// probe.js as a file: any write to it (an edit, a new install of the
-// package) changes its ctime, which no tool sets back, and usually its
-// inode; reading and hashing its source instead would cost every process
-// a few milliseconds at start-up (benchmark/startup.js).
+// probe.js by its stat: any write changes its ctime, which no tool sets
+// back; hashing its source would cost start-up (benchmark/startup.js).
 function probeFile () {
   const st = fs.statSync(path.join(__dirname, 'probe.js'))
   return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.dev].join(':')
@@ -122,8 +118,7 @@ function load (key, env) {
   return null
 }
 
-// Stores `answer` in the first directory that takes it; returns the file,
-// or null (memory only).
+// Stores `answer` in the first directory that takes it; returns the file or null.
 function store (key, answer, env) {
   if (!validAnswer(answer)) return null
   const text = JSON.stringify({ key, answer }) + '\n'
@@ -133,10 +128,8 @@ function store (key, answer, env) {
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
       if (own && !ownDir(dir)) continue
-      // A name of this process's own ('wx': never an existing file or
-      // link), renamed over the entry: processes storing at once each
-      // replace it whole, and a reader never sees a part
-      // (test/probe-cache.test.js).
+      // A new file of this process's own, renamed over the entry: a reader
+      // never sees a part (test/probe-cache.test.js).
       fs.writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' })
       fs.renameSync(tmp, file)
       return file

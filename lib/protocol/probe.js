@@ -1,15 +1,10 @@
 'use strict'
 
-// Classifies Node's own OutgoingMessage#end and #write by behaviour:
-// 'node20', 'node24' or null (docs/protocols.md, "What the probe
-// classifies"). It runs them synchronously on a response with a fake
-// request and a recording socket, and runs the write callbacks itself, as
-// Writable's afterWrite (cb(null)) or onwriteError (cb(err)) would.
-// Nothing global changes: no Date (utcDate()'s cache and timer), no
-// keep-alive and no default reason phrase (26.12+ caches both), and no
-// 'http.server.response.created' subscriber sees the response. The one
-// leftover: 'node24' defers an end() callback after a flush error with
-// process.nextTick(), to a function that does nothing.
+// Classifies Node's own end() and write() by behaviour (docs/protocols.md,
+// "What the probe classifies"), run synchronously on a fake request and a
+// recording socket, the write callbacks run as Writable would. Nothing
+// global changes: no Date, keep-alive or default reason phrase (26.12+
+// caches them), no 'http.server.response.created' subscriber sees it.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -33,10 +28,8 @@ function symbolNames (obj) {
   return Object.getOwnPropertySymbols(obj).map((sym) => sym.description)
 }
 
-// Constructing a ServerResponse publishes it on
-// 'http.server.response.created' (Node 24+): with a subscriber there,
-// OutgoingMessage's constructor alone makes it, with the fields
-// ServerResponse's sets on an HTTP/1.1 GET.
+// With a subscriber on 'http.server.response.created' (24+), built by
+// OutgoingMessage's constructor with the fields ServerResponse's sets.
 function newResponse (SR, OM) {
   const req = { method: 'GET', url: '/', httpVersionMajor: 1, httpVersionMinor: 1, headers: {}, rawHeaders: [] }
   const channel = dc.channel('http.server.response.created')
@@ -46,17 +39,16 @@ function newResponse (SR, OM) {
 
 function noop () {}
 
-// Records cork(), uncork() and write() and keeps the write callbacks; as a
-// net.Socket whose handle takes every write at once, it buffers while
-// corked and flushes at the uncork that clears the cork.
+// Records cork(), uncork() and write(); as a net.Socket whose handle takes
+// every write at once, it buffers only while corked.
 function fakeSocket () {
   const socket = new EventEmitter()
   const state = { corked: 0 }
   const calls = []
   const writes = []
   let buffered = 0
-  const fields = { _httpMessage: null, writable: true, destroyed: false, errored: null, _hadError: false }
-  Object.assign(socket, fields, { writableHighWaterMark: 16384, _writableState: state })
+  Object.assign(socket, { _httpMessage: null, writable: true, destroyed: false, errored: null, _hadError: false },
+    { writableHighWaterMark: 16384, _writableState: state })
   Object.defineProperty(socket, 'writableCorked', { get: () => state.corked })
   Object.defineProperty(socket, 'writableLength', { get: () => buffered })
   socket.cork = function cork () {
@@ -96,21 +88,10 @@ function attach (SR, res) {
   return recorder
 }
 
-function runSymbols (res) {
-  return {
-    kCorked: findSymbol(res, 'corked'),
-    kEndCallbacks: findSymbol(res, 'kEndCallbacks'),
-    kWritableFinished: findSymbol(res, 'kWritableFinished'),
-    kFlushError: findSymbol(res, 'kFlushError')
-  }
-}
-
-// Records 'finish' and the calls of the end callbacks it returns on
-// `out.events`, and the state at 'prefinish' on `out.atPrefinish`.
+// Records 'finish' and the returned end callbacks' calls, and 'prefinish''s state.
 function recordEvents (res, out, recorder, keys, writeError) {
   const { state, read } = recorder
-  // The server's own 'finish' listener (resOnFinish) is added before the
-  // 'request' event: this one stands in for it.
+  // Stands in for the server's resOnFinish, added before 'request'.
   res.on('finish', function onFinishEvent () {
     out.events.push({ name: 'finish', args: arguments.length, writableFinished: res.writableFinished })
   })
@@ -162,8 +143,7 @@ function afterFirstEnd (probed, callbacks) {
   }
 }
 
-// A later end(cb): what it called at once, and the callbacks queued, by
-// `names` or, without, their number.
+// A later end(cb): what it called at once, and the callbacks queued (named, or counted).
 function laterEnd (end, probed, callback, names) {
   const { res, out, recorder, keys, finishListeners } = probed
   const eventsBefore = out.events.length
@@ -200,7 +180,12 @@ function run (fns, withWriteHead, writeError) {
   const res = newResponse(SR, OM)
   const out = { writes: null, atPrefinish: null, afterEnd: null, second: null, events: [], afterWrites: null, third: null }
   const recorder = attach(SR, res)
-  const keys = runSymbols(res)
+  const keys = {
+    kCorked: findSymbol(res, 'corked'),
+    kEndCallbacks: findSymbol(res, 'kEndCallbacks'),
+    kWritableFinished: findSymbol(res, 'kWritableFinished'),
+    kFlushError: findSymbol(res, 'kFlushError')
+  }
   const callbacks = recordEvents(res, out, recorder, keys, writeError)
   const probed = { res, out, recorder, keys, finishListeners: res.listenerCount('finish') }
   if (withWriteHead) {
@@ -214,8 +199,7 @@ function run (fns, withWriteHead, writeError) {
   out.afterEnd = afterFirstEnd(probed, callbacks)
   out.second = laterEnd(end, probed, callbacks.cb2, new Map([[callbacks.cb1, 'cb1'], [callbacks.cb2, 'cb2']]))
   out.afterWrites = completeWrites(res, recorder, keys, writeError)
-  // After a flush error a callback that records nothing: Node may defer it
-  // past the probe's return.
+  // After a flush error Node may defer it past the probe's return.
   out.third = laterEnd(end, probed, writeError === null ? callbacks.cb3 : noop, null)
   out.events = out.events.map((e) => e.name + '(' + [e.args, e.err, e.writableFinished, e.pending].join(',') + ')')
   return out
@@ -230,20 +214,7 @@ function nodeFns (fns = {}) {
   return { SR, OM, end: pick('end', om), writeHead: pick('writeHead', SR.prototype), write: pick('write', om), uncork: pick('uncork', om) }
 }
 
-// Three runs: writeHead() or an implicit header, the write succeeding or
-// failing.
-function probeReport (fns) {
-  const all = nodeFns(fns)
-  const writeError = new Error('probe write error')
-  return {
-    explicit: run(all, true, null),
-    implicit: run(all, false, null),
-    error: run(all, true, writeError)
-  }
-}
-
-// One write() with chunked framing, then the response's uncork() (what
-// write_()'s tick runs on 24.22+ and 26.10+).
+// One chunked write(), then the uncork() write_()'s tick runs on 24.22+ and 26.10+.
 function writeRun (fns) {
   const { SR, OM, write, writeHead, uncork } = fns
   const res = newResponse(SR, OM)
@@ -302,12 +273,10 @@ function framedChunk (corked, last) {
 }
 
 /**
- * Classifies Node's own write() with chunked framing by behaviour
- * (docs/protocols.md): 'node20' (four writes on the corked socket),
- * 'node24' (chunks held on the corked response, sent by its uncork()), or
- * null.
- * @param {object} [fns] Node's own { write, writeHead, uncork } (the
- *   current prototype methods by default)
+ * Classifies Node's chunked write() (docs/protocols.md): 'node20' (four
+ * writes on the corked socket), 'node24' (held until the response's
+ * uncork()), or null.
+ * @param {object} [fns] Node's own { write, writeHead, uncork }
  * @returns {'node20'|'node24'|null}
  */
 function probeWrite (fns) {
@@ -360,10 +329,7 @@ function isNode20 (r) {
     }
   }
   const ok = r.explicit
-  // cb1 was once('finish'); the second end(cb) found writableFinished true
-  // (the fake socket's buffer is empty once uncorked) and got the error
-  // synchronously; 'finish' emitted without arguments, the server's
-  // listener first; the third end(cb) after 'finish' is rejected too.
+  // cb1 is once('finish'); later end(cb)s get the error synchronously.
   if (!same(ok.second.calledSync, ['cb2:ERR_STREAM_ALREADY_FINISHED'])) return false
   if (!same(ok.events, ['cb2(1,ERR_STREAM_ALREADY_FINISHED,true,)', 'finish(0,,true,)',
     'cb1(0,undefined,true,)', 'cb3(1,ERR_STREAM_ALREADY_FINISHED,true,)'])) {
@@ -398,8 +364,6 @@ function isNode24 (r) {
     }
   }
   const ok = r.explicit
-  // cb1(null) and cb2(null) run after kWritableFinished turned true and
-  // before 'finish'; a third end(cb) is rejected synchronously.
   if (!same(ok.events, ['cb1(1,,true,)', 'cb2(1,,true,)', 'finish(0,,true,)',
     'cb3(1,ERR_STREAM_ALREADY_FINISHED,true,)'])) {
     return false
@@ -408,9 +372,7 @@ function isNode24 (r) {
   if (!same(ok.third, { calledSync: ['cb3:ERR_STREAM_ALREADY_FINISHED'], queued: null, finishListenersAdded: 0 })) {
     return false
   }
-  // A write error goes to the end callbacks, is kept as the flush error,
-  // and 'finish' never comes; a later end(cb) is neither called nor queued
-  // synchronously (Node defers it with the flush error).
+  // A later end(cb) after a write error is deferred with the flush error.
   const bad = r.error
   if (!same(bad.events, ['cb1(1,write-error,false,)', 'cb2(1,write-error,false,)'])) return false
   if (bad.afterWrites.flushError !== 'write-error' || bad.afterWrites.writableFinished !== false ||
@@ -421,14 +383,17 @@ function isNode24 (r) {
 }
 
 /**
- * Classifies Node's end() protocol by behaviour.
+ * Classifies Node's end() protocol by behaviour: three runs, writeHead()
+ * or an implicit header, the write succeeding or failing.
  * @param {object} [fns] Node's own { end, writeHead }, taken before any
  *   patching (the current prototype methods by default)
  * @returns {'node20'|'node24'|null}
  */
 function probeProtocol (fns) {
   try {
-    const report = probeReport(fns)
+    const all = nodeFns(fns)
+    const error = new Error('probe write error')
+    const report = { explicit: run(all, true, null), implicit: run(all, false, null), error: run(all, true, error) }
     if (isNode20(report)) return 'node20'
     if (isNode24(report)) return 'node24'
     return null
@@ -448,10 +413,8 @@ const OWN_FIELDS = [
 ]
 
 /**
- * What a fresh response carries once one header is set (docs/protocols.md).
- * The header map must hold [name, value] with no key but the stored ones
- * readable through it: a null-prototype object, or (26.12+) an
- * OutgoingHeaders whose prototype is empty and has a null prototype.
+ * What a fresh response carries once one header is set (docs/protocols.md):
+ * the header map a null-prototype object or (26.12+) an OutgoingHeaders.
  * @returns {{symbols: string[], headersMap: boolean, nullProtoHeaders: boolean,
  *   storeShown: string|null, corked: *, missing: string[]}}
  */
@@ -482,14 +445,9 @@ function responseShape () {
   }
 }
 
-// The probe runs in a child of the same binary: here it would give Node's
-// methods type feedback every response then pays for (docs/protocols.md,
-// "Where the probe runs"). A worker thread would cost the same way (its
-// stdio streams and message ports).
-
-// Set in the child's environment: a probe child never starts another.
+// The probe runs in a child, not a worker thread: docs/protocols.md, "Where
+// the probe runs". A probe child never starts another.
 const IN_CHILD = 'HTTP_ONESHOT_PROBE_CHILD'
-// Long enough for a child's start-up on a loaded machine.
 const CHILD_TIMEOUT_MS = 10000
 
 // Whether process.execPath runs this process's Node, and a child may run.
@@ -519,13 +477,12 @@ function childScript () {
 }
 
 function parseAnswer (stdout) {
-  let answer
   try {
-    answer = JSON.parse(stdout)
+    const answer = JSON.parse(stdout)
+    return cache.validAnswer(answer) ? answer : undefined
   } catch {
     return undefined
   }
-  return cache.validAnswer(answer) ? answer : undefined
 }
 
 function spawnChild (how, options) {
@@ -536,9 +493,12 @@ function spawnChild (how, options) {
 }
 
 function probeInChild () {
-  const result = spawnChild('spawnSync', { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS })
-  if (result.error || result.status !== 0) return undefined
-  return parseAnswer(result.stdout)
+  try {
+    const result = spawnChild('spawnSync', { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS })
+    return result.error || result.status !== 0 ? undefined : parseAnswer(result.stdout)
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -579,8 +539,7 @@ function probeInBackground (onAnswer) {
 }
 
 /**
- * The probe's answer: stored for this binary, else from a child, else
- * from this process.
+ * The probe's answer: stored for this binary, else from a child, else here.
  * @param {object} [fns] as for probeProtocol() and probeWrite(), used only
  *   in this process (a child probes its own, untouched http module)
  * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
@@ -589,14 +548,7 @@ function probeInBackground (onAnswer) {
 function probeIsolated (fns) {
   const stored = remembered.storedAnswer()
   if (stored !== null) return stored
-  let probed
-  if (childPossible()) {
-    try {
-      probed = probeInChild()
-    } catch {
-      probed = undefined
-    }
-  }
+  const probed = childPossible() ? probeInChild() : undefined
   if (probed !== undefined) {
     remembered.remember(probed)
     return remembered.asProbed(probed, false)
@@ -604,9 +556,7 @@ function probeIsolated (fns) {
   let shape = null
   try {
     shape = responseShape()
-  } catch {
-    shape = null
-  }
+  } catch {}
   return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), sources: null, isolated: false, cached: false }
 }
 
