@@ -88,7 +88,7 @@ function invalidHeaderValue (value, name, stackStart) {
  * @returns {Error}
  */
 function rejected (code, stackStart) {
-  const name = require('./codes.js').ERROR_NAMES[code] ?? 'unknown'
+  const name = require('./codes.js').errorName(code)
   const err = codedError(Error, 'ERR_HM_REJECTED',
     `The native serializer rejected a response the JS validation accepted (${name}, code ${code})`,
     stackStart)
