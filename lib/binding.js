@@ -12,7 +12,7 @@ const debug = util.debuglog('http-oneshot')
 
 // An addon built from another src/binding.c lacks some: treated as missing.
 const REQUIRED = ['fill', 'fillFromHead', 'checkHead', 'cacheSet', 'fillCached', 'flags', 'errors',
-  'errorNames', 'result', 'detail', 'key']
+  'errorName', 'result', 'detail', 'key']
 
 let binding = null
 let loadError = null

@@ -10,10 +10,10 @@ const loaded = binding !== null
 
 const FLAGS = loaded ? binding.flags : Object.freeze({})
 
-// The rejection codes by name, and their names by code (ERROR_NAMES[code]),
-// both made by the addon from hm_err_name() (src/http_message.h).
+// The rejection codes by name, and a code's name (errorName(code)), both
+// from the addon's hm_err_name() (src/http_message.h).
 const ERRORS = loaded ? binding.errors : Object.freeze({})
-const ERROR_NAMES = loaded ? binding.errorNames : Object.freeze([])
+const errorName = loaded ? binding.errorName : () => 'UNKNOWN'
 
 // sendCached()/fillCached()'s key: slot | flags << SHIFT | REPEAT (the
 // slot's last Content-Length digits) | CHECK (a pending socket error first)
@@ -26,4 +26,4 @@ const KEY = loaded ? binding.key : Object.freeze({})
 const RESULT = loaded ? binding.result : Object.freeze({})
 const DETAIL = loaded ? binding.detail : new Int32Array(1)
 
-module.exports = { FLAGS, ERRORS, ERROR_NAMES, KEY, RESULT, DETAIL }
+module.exports = { FLAGS, ERRORS, errorName, KEY, RESULT, DETAIL }

@@ -80,7 +80,7 @@ function invalidHeaderValue (value, name, stackStart) {
 
 /** ERR_HM_REJECTED: the addon refused what the JS validation accepted (a bug). */
 function rejected (code, stackStart) {
-  const name = require('./codes.js').ERROR_NAMES[code] ?? 'unknown'
+  const name = require('./codes.js').errorName(code)
   const err = codedError(Error, 'ERR_HM_REJECTED',
     `The native serializer rejected a response the JS validation accepted (${name}, code ${code})`,
     stackStart)

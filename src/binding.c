@@ -16,14 +16,14 @@
  *   sendCached(fd, key, length, body)                 -> undefined | PART
  *                                         | NOT_READY | REJECTED | FAILED
  *
- * Constants (all numbers are int32; objects and arrays are frozen):
+ * Constants (all numbers are int32; objects are frozen):
  *   flags   { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4, ASCII_ONLY: 8,
  *             HEAD_ONE_BYTE: 16 }                  the `flags` bits (napi.h)
  *   errors  { EINVAL_STATUS: 1, EINVAL_REASON: 2, EINVAL_NAME: 3,
  *             EINVAL_VALUE: 4, EINVAL_HEAD: 5, EINVAL_ARG: 6, EOVERFLOW: 7,
  *             E2BIG: 8, ENONASCII: 9 }             every rejection code
  *             (HM_ERRNO_MAP), named by hm_err_name() without its "HM_"
- *   errorNames [ 'OK', 'EINVAL_STATUS', ... ]     the same names by code
+ *   errorName(code) -> 'EINVAL_STATUS' ...         the same names by code
  *   result  { PART: 1, NOT_READY: 2, REJECTED: 3, FAILED: 4 }
  *                                                  (HB_RESULT_MAP, napi.h)
  *   detail    Int32Array(1): the result record, written by every result
@@ -109,32 +109,40 @@ static const char *error_name(int code)
   return hm_err_name((hm_err_t)code) + sizeof "HM_" - 1;
 }
 
-/* binding.errors (name -> code, codes 1 and up) and binding.errorNames
- * (code -> name, 0 "OK" included), both from hm_err_name(), the one table
- * of names. Returns false with an exception pending when Node-API fails. */
-static bool make_errors(napi_env env, napi_value *errors, napi_value *names)
+/* binding.errors (name -> code, codes 1 and up), from hm_err_name(), the
+ * one table of names. Returns NULL with an exception pending when
+ * Node-API fails. */
+static napi_value make_errors(napi_env env)
 {
-  if (napi_create_object(env, errors) != napi_ok ||
-      napi_create_array_with_length(env, HM_ERR_COUNT, names) != napi_ok) {
-    hb_throw_last_error(env);
-    return false;
-  }
-  for (int code = 0; code < HM_ERR_COUNT; code++) {
+  napi_value errors;
+  HB_CALL(env, napi_create_object(env, &errors));
+  for (int code = 1; code < HM_ERR_COUNT; code++) {
     napi_value val;
-    napi_value name;
-    if (napi_create_int32(env, code, &val) != napi_ok ||
-        napi_create_string_utf8(env, error_name(code), NAPI_AUTO_LENGTH, &name) != napi_ok ||
-        napi_set_element(env, *names, (uint32_t)code, name) != napi_ok ||
-        (code != 0 && napi_set_property(env, *errors, name, val) != napi_ok)) {
-      hb_throw_last_error(env);
-      return false;
-    }
+    HB_CALL(env, napi_create_int32(env, code, &val));
+    HB_CALL(env, napi_set_named_property(env, errors, error_name(code), val));
   }
-  if (napi_object_freeze(env, *errors) != napi_ok || napi_object_freeze(env, *names) != napi_ok) {
-    hb_throw_last_error(env);
-    return false;
+  HB_CALL(env, napi_object_freeze(env, errors));
+  return errors;
+}
+
+/* errorName(code): the name of a rejection code, as binding.errors has it
+ * ("UNKNOWN" for any other number). A function rather than a frozen array:
+ * freezing an Array costs Node's tick functions about 0.14k instructions
+ * per request (benchmark/instructions.js, writehead shape, Node 20). */
+static napi_value js_error_name(napi_env env, napi_callback_info info)
+{
+  napi_value argv[2];
+  hb_instance_t *inst = NULL;
+  int32_t code = -1;
+  if (!hb_get_args(env, info, argv, 1, &inst, "errorName: expected 1 argument (code)")) {
+    return NULL;
   }
-  return true;
+  if (napi_get_value_int32(env, argv[0], &code) != napi_ok) {
+    return hb_throw_type_error(env, "errorName: argument 'code' must be a number");
+  }
+  napi_value name;
+  HB_CALL(env, napi_create_string_utf8(env, error_name(code), NAPI_AUTO_LENGTH, &name));
+  return name;
 }
 
 /* Makes the instance's result record: an Int32Array of one element whose
@@ -175,12 +183,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
     return NULL;
   }
 
-  napi_value errors;
-  napi_value error_names;
-  if (!make_errors(env, &errors, &error_names)) {
-    return NULL;
-  }
-  napi_value flags = make_constants(env, flag_list, COUNT(flag_list));
+  napi_value errors = make_errors(env);
+  napi_value flags = errors == NULL ? NULL : make_constants(env, flag_list, COUNT(flag_list));
   napi_value result = flags == NULL ? NULL : make_constants(env, result_list, COUNT(result_list));
   napi_value key = result == NULL ? NULL : make_constants(env, key_list, COUNT(key_list));
   napi_value detail = key == NULL ? NULL : make_record(env, inst);
@@ -201,7 +205,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */)
       {"canSend", NULL, NULL, NULL, NULL, can_send, e, NULL},
       {"flags", NULL, NULL, NULL, NULL, flags, e, NULL},
       {"errors", NULL, NULL, NULL, NULL, errors, e, NULL},
-      {"errorNames", NULL, NULL, NULL, NULL, error_names, e, NULL},
+      {"errorName", NULL, js_error_name, NULL, NULL, NULL, e, inst},
       {"result", NULL, NULL, NULL, NULL, result, e, NULL},
       {"detail", NULL, NULL, NULL, NULL, detail, e, NULL},
       {"key", NULL, NULL, NULL, NULL, key, e, NULL},

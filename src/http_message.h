@@ -186,7 +186,7 @@ const char *hm_default_reason(unsigned status);
 
 /* The error's symbolic name ("HM_EINVAL_NAME"), or "HM_UNKNOWN". Static.
  * The one table of names: the addon exports binding.errors and
- * binding.errorNames from it (src/binding.c). */
+ * binding.errorName() from it (src/binding.c). */
 const char *hm_err_name(hm_err_t err);
 
 /* The error's one-line description. Static. */
