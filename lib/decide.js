@@ -48,28 +48,18 @@ function writtenAsIs (chunk) {
   }
 }
 
-const { kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket } = internals === null ? {} : internals
+const {
+  kOutHeaders, kCorked, kRejectNonStandardBodyWrites, Socket, socketState = null, learned = null, uncork: resUncork
+} = internals === null ? {} : internals
 // A writable plain net.Socket is not destroyed; its handle under a symbol saves three getter loads.
-const socketState = internals === null ? null : internals.socketState
 const PlainSocket = socketState === null ? null : socketState.Socket
-const learned = internals === null ? null : internals.learned
-let resImplicitHeader, resSend, resWriteRaw, resFlushOutput, resUncork
-let socketWrite, socketCork, socketUncork, socketWrite_, socketWritev, socketWriteGeneric
-if (internals !== null) {
-  const r = internals.resMethods
-  const k = internals.socketMethods
-  resImplicitHeader = r._implicitHeader
-  resSend = r._send
-  resWriteRaw = r._writeRaw
-  resFlushOutput = r._flushOutput
-  resUncork = internals.uncork
-  socketWrite = k.write
-  socketCork = k.cork
-  socketUncork = k.uncork
-  socketWrite_ = k._write
-  socketWritev = k._writev
-  socketWriteGeneric = k._writeGeneric
-}
+const {
+  _implicitHeader: resImplicitHeader, _send: resSend, _writeRaw: resWriteRaw, _flushOutput: resFlushOutput
+} = internals === null ? {} : internals.resMethods
+const {
+  write: socketWrite, cork: socketCork, uncork: socketUncork, _write: socketWrite_, _writev: socketWritev,
+  _writeGeneric: socketWriteGeneric
+} = internals === null ? {} : internals.socketMethods
 
 // end() writes a string body and its header as one string (24.21+, 26.8+): after Node's block,
 // a latin1 string sliced from C's Buffer, dearer than Node's end() (benchmark/instructions.js hono).
@@ -270,8 +260,9 @@ function bodyDropped (res) {
   return isBodylessStatus(status | 0)
 }
 
-// write_()'s checks, in order ('' for no chunk).
+// write_()'s checks, in order ('' for no chunk), after NODE_DEBUG=http's.
 function chunkReason (res, chunk, encoding) {
+  if (httpDebug) return REASON.DEBUG
   if (typeof chunk === 'string') {
     if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
   } else if (!isUint8Array(chunk)) {
@@ -286,13 +277,9 @@ function chunkReason (res, chunk, encoding) {
 // end()'s after write() sent the header: the Writable checks a Uint8Array's encoding too.
 function sentHeaderReason (res, chunk, encoding) {
   if (httpDebug) return REASON.DEBUG
-  if (chunk) {
-    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
-    if (typeof chunk !== 'string' && !isUint8Array(chunk)) return REASON.CHUNK_TYPE
-  }
-  if (res.finished) return REASON.FINISHED
-  if (res.destroyed) return REASON.DESTROYED
-  if (res.strictContentLength) return REASON.STRICT_CONTENT_LENGTH
+  if (chunk && encoding && encoding !== 'utf8' && encoding !== 'latin1') return REASON.ENCODING
+  const early = chunkReason(res, chunk || '', undefined)
+  if (early !== null) return early
   if (typeof res._header !== 'string') return REASON.INVALID
   return res._hasBody !== true ? REASON.NO_BODY_STATUS : null
 }

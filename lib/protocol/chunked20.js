@@ -10,7 +10,7 @@ const { endHeld, heldTailReason } = require('./chunked24.js')
 const {
   WAIT_SOCKET, writtenAsIs, writeReadyReason, chunkReason, sentHeaderReason
 } = require('../decide.js')
-const { REASON, httpDebug } = require('../rules.js')
+const { REASON } = require('../rules.js')
 
 const processObject = process
 // resUncork: Node's OutgoingMessage#uncork, which 22+'s end() calls.
@@ -125,7 +125,6 @@ function endWritten (res, chunk, encoding, callback, onWrite) {
 }
 
 function writeReason (res, chunk, encoding) {
-  if (httpDebug) return REASON.DEBUG
   const early = chunkReason(res, chunk, encoding)
   if (early !== null) return early
   if (res._header === null) return REASON.HEADER_PENDING

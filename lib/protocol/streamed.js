@@ -7,7 +7,7 @@
 const binding = require('../binding.js')
 const internals = require('../internals.js')
 const { FLAGS, KEY, RESULT, DETAIL } = require('../codes.js')
-const { COPY_MAX_BODY, REASON, httpDebug } = require('../rules.js')
+const { COPY_MAX_BODY, REASON } = require('../rules.js')
 const { WAIT_HELD, writtenAsIs, socketReason, methodsPatched, chunkReason } = require('../decide.js')
 const {
   rejected, countDirect, markNeedDrain, afterDirectWrite, writeRestCounted, bodyRest, directStats
@@ -195,7 +195,6 @@ function restCallback (res, entries) {
 // Whether every write since the header waits in write_()'s cork, nothing else pends, and the
 // block is cached. `block`: lib/render.js blockOf().
 function streamedReason (res, chunk, encoding, block) {
-  if (httpDebug) return REASON.DEBUG
   const early = chunkReason(res, chunk || '', chunk ? encoding : undefined)
   if (early !== null) return early
   if (typeof res._header !== 'string' || res._hasBody !== true) return REASON.HEADERS_SENT
