@@ -33,19 +33,15 @@ function phraseOf (code, reason) {
 
 // Results are views into a slab, as Buffer.allocUnsafe() hands out Node's
 // pool: an ArrayBuffer per message costs more than serializing a small one
-// and, up to LARGE_MAX bytes, more than a larger slab's page faults; a UTF-8
-// body up to UTF8_POOL_MAX chars goes in uncounted. Every byte is written
+// and, up to POOL_MAX bytes, more than the slab's page faults; a UTF-8
+// body up to POOL_MAX chars goes in uncounted. Every byte is written
 // before it is handed out. Refs: benchmark/build-message.js, benchmark/RESULTS.md
-const POOL_SIZE = 64 * 1024
-const POOL_MAX = 8 * 1024
-const UTF8_POOL_MAX = POOL_SIZE >>> 1
-const LARGE_POOL_SIZE = 128 * 1024
-const LARGE_MAX = 32 * 1024
+const POOL_SIZE = 128 * 1024
+const POOL_MAX = 32 * 1024
 
 const fill = binding === null ? null : binding.fill
 // `ab`: the ArrayBuffer under `buf`, as the addon takes it.
-const small = { buf: null, ab: null, size: POOL_SIZE, offset: 0 }
-const large = { buf: null, ab: null, size: LARGE_POOL_SIZE, offset: 0 }
+const slab = { buf: null, ab: null, offset: 0 }
 
 // The header block cache, most recently used first, keyed on private copies
 // compared === afresh on every call: nothing differing from a validated
@@ -231,14 +227,18 @@ function getSpare () {
 function renderUtf8Native (code, reason, flat) {
   const r = fill(joinFields(flat), flat.length >>> 1, code, reason, undefined, HEAD_UTF8, getSpare(), 0)
   if (r === REJECTED) return DETAIL[0]
-  if (r !== undefined) return r
-  const len = DETAIL[0]
-  return admit() ? remember(code, reason, true, flat, len) : Buffer.from(spare, 0, len)
+  return r !== undefined ? r : keep(code, reason, true, flat, DETAIL[0])
 }
 
-// A miss with a latin1 head: the whole message in one call, then its head
-// cached, whose length is known: "HTTP/1.1 ddd " + reason + CRLF, per field
-// one byte more than `name NUL value CR LF`, CRLF.
+// The block of `len` bytes in `spare`, cached where admit() lets it.
+function keep (code, reason, utf8, flat, len) {
+  return admit() ? remember(code, reason, utf8, flat, len) : Buffer.from(spare, 0, len)
+}
+
+// A miss with a latin1 head: the whole message in one call (a string body
+// costs less encoded by C than by assemble()), then its head cached, whose
+// length is known: "HTTP/1.1 ddd " + reason + CRLF, per field one byte more
+// than `name NUL value CR LF`, CRLF. Refs: benchmark/build-message.js
 function buildNative (code, reason, flat, body, flags) {
   const phrase = phraseOf(code, reason)
   const fields = joinFields(flat)
@@ -247,14 +247,12 @@ function buildNative (code, reason, flat, body, flags) {
   let size = head
   if (typeof body === 'string') size += body.length
   else if (body !== undefined && body !== null) size += byteLengthOf.call(body)
-  const slab = (flags & BODY_LATIN1) === 0 && typeof body === 'string'
-    ? (size <= UTF8_POOL_MAX ? small : null)
-    : slabFor(size)
-  const off = slab === null ? 0 : reserve(slab, size)
+  const pooled = size <= POOL_MAX
+  const off = pooled ? reserve(size) : 0
   // A Buffer of its own where the message does not fit at `off`.
-  const r = fill(fields, numHeaders, code, phrase, body, flags, slab === null ? null : slab.ab, off)
+  const r = fill(fields, numHeaders, code, phrase, body, flags, pooled ? slab.ab : null, off)
   if (r === REJECTED) return DETAIL[0]
-  const out = r === undefined ? take(slab, off, DETAIL[0]) : r
+  const out = r === undefined ? take(off, DETAIL[0]) : r
   if (head <= BLOCK_MAX && head <= out.length && endsHead(out, head) && admit()) {
     const block = Buffer.from(out.buffer, out.byteOffset, head)
     typedArraySet.call(Buffer.from(getSpare()), block)
@@ -279,25 +277,20 @@ function renderJs (code, reason, utf8, flat) {
   const len = utf8
     ? utf8Write.call(buf, head, 0, BLOCK_MAX)
     : latin1Write.call(buf, head, 0, BLOCK_MAX)
-  return admit() ? remember(code, reason, utf8, flat, len) : Buffer.from(spare, 0, len)
+  return keep(code, reason, utf8, flat, len)
 }
 
-function slabFor (len) {
-  if (len <= POOL_MAX) return small
-  return len <= LARGE_MAX ? large : null
-}
-
-// The offset of `len` bytes of room in `slab`, handed out by take().
-function reserve (slab, len) {
-  if (slab.buf === null || len > slab.size - slab.offset) {
-    slab.buf = Buffer.allocUnsafeSlow(slab.size)
+// The offset of `len` bytes of room in the slab, handed out by take().
+function reserve (len) {
+  if (slab.buf === null || len > POOL_SIZE - slab.offset) {
+    slab.buf = Buffer.allocUnsafeSlow(POOL_SIZE)
     slab.ab = slab.buf.buffer
     slab.offset = 0
   }
   return slab.offset
 }
 
-function take (slab, off, len) {
+function take (off, len) {
   // 8-byte aligned, as Node's pool.
   slab.offset = (off + len + 7) & ~7
   return Buffer.from(slab.ab, off, len)
@@ -346,9 +339,9 @@ function assembleUtf8 (block, body, chunked) {
   const line = chunked ? n.toString(16).length + 2 : 0
   const tail = chunked ? CHUNK_END.length : 0
   const min = head + line + n + tail
-  if (min > UTF8_POOL_MAX) return null
-  const off = reserve(small, min)
-  const pool = small.buf
+  if (min > POOL_MAX) return null
+  const off = reserve(min)
+  const pool = slab.buf
   const at = off + head + line
   const max = POOL_SIZE - at - tail - (chunked ? 1 : 0)
   if (max < n) return null
@@ -366,7 +359,7 @@ function assembleUtf8 (block, body, chunked) {
     typedArraySet.call(pool, CHUNK_END, end)
     end += tail
   }
-  return take(small, off, end - off)
+  return take(off, end - off)
 }
 
 function place (block, body, len, chunked, latin1) {
@@ -381,9 +374,9 @@ function place (block, body, len, chunked, latin1) {
       total += sizeLine.length + CHUNK_END.length
     }
   }
-  const slab = slabFor(total)
-  const off = slab === null ? 0 : reserve(slab, total)
-  const dst = slab === null ? Buffer.allocUnsafeSlow(total) : slab.buf
+  const pooled = total <= POOL_MAX
+  const off = pooled ? reserve(total) : 0
+  const dst = pooled ? slab.buf : Buffer.allocUnsafeSlow(total)
   typedArraySet.call(dst, block, off)
   let p = off + head
   if (sizeLine !== '') p += writeString(dst, p, sizeLine, true, sizeLine.length)
@@ -394,7 +387,7 @@ function place (block, body, len, chunked, latin1) {
     p += len
   }
   if (chunked) typedArraySet.call(dst, len === 0 ? LAST_CHUNK : CHUNK_END, p)
-  return slab === null ? dst : take(slab, off, total)
+  return pooled ? take(off, total) : dst
 }
 
 function validateValue (name, value) {

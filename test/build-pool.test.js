@@ -73,9 +73,9 @@ test('a result stays valid after many later builds', async t => {
   t.ok(disjoint, 'no two results of one slab overlap')
 })
 
-test('messages of 8 to 32 KiB come from a second slab', async t => {
-  // lib/build.js LARGE_POOL_SIZE and LARGE_MAX: a 16 KiB Buffer body no
-  // longer gets an ArrayBuffer per message.
+test('messages of 8 to 32 KiB come from the slab', async t => {
+  // lib/build.js POOL_SIZE and POOL_MAX: a 16 KiB Buffer body no longer
+  // gets an ArrayBuffer per message.
   for (const [name, build] of [['native', native.buildHttpMessage], ['fallback', fallback.buildHttpMessage]]) {
     for (const cached of [true, false]) {
       // The same header set every time hits the header block cache; a
