@@ -10,19 +10,12 @@ const http = require('node:http')
 const net = require('node:net')
 const stream = require('node:stream')
 const util = require('node:util')
-const { storedAnswer } = require('./protocol/answer.js')
+const { storedAnswer, findSymbol } = require('./protocol/answer.js')
 const nodeMethodsOf = require('./node-methods.js')
 const node20 = require('./protocol/node20.js')
 const node24 = require('./protocol/node24.js')
 
 const debug = util.debuglog('http-oneshot')
-
-function findSymbol (obj, description) {
-  for (const sym of Object.getOwnPropertySymbols(obj)) {
-    if (sym.description === description) return sym
-  }
-  return null
-}
 
 // Methods Node's end() reaches through `this` and the native path does not
 // call: a response on which one was replaced falls back.
@@ -188,14 +181,13 @@ function dateReader (storeHeader, dateProbe) {
 // The end() adapter for the found protocol; null when a symbol is missing.
 function protocolOf (protocolName, probe) {
   if (protocolName !== 'node24') return node20
-  const kEndCallbacks = findSymbol(probe, 'kEndCallbacks')
-  const kWritableFinished = findSymbol(probe, 'kWritableFinished')
-  const kFlushError = findSymbol(probe, 'kFlushError')
-  const kErrored = findSymbol(probe, 'errored')
-  if (kEndCallbacks === null || kWritableFinished === null || kFlushError === null ||
-      kErrored === null) return null
+  const k = { destroyedError }
+  for (const name of ['kEndCallbacks', 'kWritableFinished', 'kFlushError', 'kErrored']) {
+    k[name] = findSymbol(probe, name === 'kErrored' ? 'errored' : name)
+    if (k[name] === null) return null
+  }
   learnDestroyedError()
-  return node24.create({ kEndCallbacks, kWritableFinished, kFlushError, kErrored, destroyedError })
+  return node24.create(k)
 }
 
 // The found chunked write() protocol, or null where a symbol is missing.

@@ -599,24 +599,28 @@ function nodeOnly (special) {
 }
 
 // From the keys alone: no read, no copy (benchmark/instructions.js fallbacknode).
-function nodeOnlyKey (obj) {
+function someKey (obj, test) {
   if (obj === undefined) return false
   const own = Object.keys(obj)
-  for (let i = 0; i < own.length; i++) if (nodeOnly(specialName(own[i]))) return true
+  for (let i = 0; i < own.length; i++) if (test(own[i])) return true
   return false
 }
 
+const nodeOnlyKey = key => nodeOnly(specialName(key))
 // Without a key of Content-Length's length an unchunkable response is Node's.
-function lengthLike (obj) {
-  if (obj === undefined) return false
-  const own = Object.keys(obj)
-  for (let i = 0; i < own.length; i++) if (own[i].length === 14) return true
-  return false
-}
+const lengthLikeKey = key => key.length === 14
 
 // The headers read so far: the entry holding them all (or null), the last
 // that did, and whether they were checked (else they are its).
 const scan = { lengthAt: -1, teAt: -1, entry: null, last: null, checked: false }
+
+function startScan (first) {
+  scan.entry = first
+  scan.last = first
+  scan.checked = first === null
+  scan.lengthAt = -1
+  scan.teAt = -1
+}
 
 function framingOfLast (n) {
   scan.lengthAt = scan.last.lengthAt < n ? scan.last.lengthAt : -1
@@ -660,27 +664,24 @@ function fastWriteHead (res, statusCode, reason, obj) {
   walking = true
   try {
     const headers = typeof reason === 'string' ? obj : obj ?? reason
-    return Array.isArray(headers)
-      ? writeHeadArray(res, statusCode, reason, headers)
-      : writeHeadObject(res, statusCode, reason, headers)
+    const array = Array.isArray(headers)
+    if (res[kOutHeaders] !== null ||
+        (headers !== undefined && (headers === null || typeof headers !== 'object' || isProxy(headers)))) {
+      return false
+    }
+    const message = reasonPhrase(res, statusCode, reason)
+    if (message === null) return false
+    const code = statusCode | 0
+    const shape = framingOf(res, code)
+    if (array) return writeHeadArray(res, code, message, reason, headers, shape)
+    // A body-carrying status (on any method: the user's Content-Length frames
+    // it, so a HEAD block is a GET block) and a plain object of string, number
+    // or array values, with Content-Length or chunked.
+    if (shape === WRITE_HEAD && !someKey(headers, lengthLikeKey)) return false
+    return walkHeaders(res, code, message, reason, headers, shape)
   } finally {
     walking = false
   }
-}
-
-// A body-carrying status (on any method: the user's Content-Length frames
-// it, so a HEAD block is a GET block) and a plain object of string, number
-// or array values, with Content-Length or chunked.
-function writeHeadObject (res, statusCode, reason, obj) {
-  const message = res[kOutHeaders] === null ? reasonPhrase(res, statusCode, reason) : null
-  if (message === null ||
-      (obj !== undefined && (obj === null || typeof obj !== 'object' || isProxy(obj)))) {
-    return false
-  }
-  const code = statusCode | 0
-  const shape = framingOf(res, code)
-  if (shape === WRITE_HEAD && !lengthLike(obj)) return false
-  return walkHeaders(res, code, message, reason, obj, shape)
 }
 
 function framingOf (res, code) {
@@ -698,13 +699,9 @@ function framingOf (res, code) {
 // function (docs/architecture.md, "The inlining budget").
 function walkHeaders (res, code, message, reason, obj, shape) {
   let e = findEntry(code, message, -1, 0, shape)
-  if (e === null && (INVALID_HEADER_CHAR.test(message) || nodeOnlyKey(obj))) return false
+  if (e === null && (INVALID_HEADER_CHAR.test(message) || someKey(obj, nodeOnlyKey))) return false
   let i = 0
-  scan.entry = e
-  scan.last = e
-  scan.checked = e === null
-  scan.lengthAt = -1
-  scan.teAt = -1
+  startScan(e)
   let read = -1
   let pending = null
   let error
@@ -729,17 +726,10 @@ function walkHeaders (res, code, message, reason, obj, shape) {
       continue
     }
     if (!copied) {
-      if (i < e.n && e.names[i] === key) {
-        if (i === e.lengthAt) {
-          if (value === e.lastValue || lengthCacheable(value)) {
-            lengthValue = value
-            i++
-            continue
-          }
-        } else if (e.values[i] === value) {
-          i++
-          continue
-        }
+      if (entryHas(e, i, key, value)) {
+        if (i === e.lengthAt) lengthValue = value
+        i++
+        continue
       }
       copied = copyEntry(e, i, lengthValue)
     }
@@ -774,14 +764,17 @@ function walkHeaders (res, code, message, reason, obj, shape) {
   return true
 }
 
+// Whether header `i` of `e` is `key: value`, its Content-Length matched by shape.
+function entryHas (e, i, key, value) {
+  return i < e.n && e.names[i] === key &&
+    (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)
+}
+
 // Header `i` after the first entry's: matched, else checked.
 function laterHeader (i, key, value, code, message, shape) {
   let e = scan.entry
   if (e !== null) {
-    if (i < e.n && e.names[i] === key &&
-        (i === e.lengthAt ? value === e.lastValue || lengthCacheable(value) : e.values[i] === value)) {
-      return true
-    }
+    if (entryHas(e, i, key, value)) return true
     e = scan.entry = findEntry(code, message, -1, i + 1, shape)
     if (e !== null) {
       scan.last = e
@@ -836,6 +829,12 @@ function reasonPhrase (res, statusCode, reason) {
 
 // --- writeHead(status[, reason]) after setHeader() ---------------------------
 
+// Transfer-Encoding, Trailer or Expect stored: Node frames the body (or expects one).
+function framedByNode (headers) {
+  return headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
+    headers.expect !== undefined
+}
+
 // Not kept as the last WideStore (test/retention.test.js).
 function byNode () {
   forgetWide()
@@ -863,8 +862,7 @@ function storedWriteHead (res, statusCode, reason, obj) {
 // hand: renderFresh() after lib/decide.js freshReason()'s checks.
 function lengthWriteHead (res, statusCode, message, headers) {
   if (statusCode !== res.statusCode || res._removedContLen !== false || INVALID_HEADER_CHAR.test(message) ||
-      headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
-      headers.expect !== undefined) {
+      framedByNode(headers)) {
     return byNode()
   }
   const block = renderFresh(res, res._contentLength)
@@ -885,10 +883,7 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
     observe(c.n, headers)
     return true
   }
-  if (headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
-      headers.expect !== undefined) {
-    return byNode()
-  }
+  if (framedByNode(headers)) return byNode()
   if ((!bodyless || !byDefault) && !chunkable && !userLength(headers)) return byNode()
   const n = collectStored(headers)
   const lengthAt = found.lengthAt
@@ -971,12 +966,7 @@ function renderMiss (res, miss, length) {
 // pairs (srvx, h3), rendered as _storeHeader() renders an object's entries,
 // duplicates kept. A refusal leaves Node's writeHead() to read the elements
 // again. Refs: test/array-headers.test.js
-function writeHeadArray (res, statusCode, reason, headers) {
-  if (res[kOutHeaders] !== null || isProxy(headers)) return false
-  const message = reasonPhrase(res, statusCode, reason)
-  if (message === null) return false
-  const code = statusCode | 0
-  const shape = framingOf(res, code)
+function writeHeadArray (res, code, message, reason, headers, shape) {
   const first = findEntry(code, message, -1, 0, shape)
   if (first === null && INVALID_HEADER_CHAR.test(message)) return false
   const nested = headers.length !== 0 && Array.isArray(headers[0])
@@ -1008,11 +998,7 @@ function writeHeadArray (res, statusCode, reason, headers) {
 // The pairs into names[]/values[] (`headers.length` read each time, as
 // _storeHeader()); -1 for Node's writeHead().
 function readPairs (headers, nested, code, message, first, shape) {
-  scan.entry = first
-  scan.last = first
-  scan.checked = first === null
-  scan.lengthAt = -1
-  scan.teAt = -1
+  startScan(first)
   let i = 0
   for (let k = 0; k < headers.length; k += nested ? 1 : 2) {
     let key, value

@@ -59,4 +59,12 @@ function storedAnswer () {
   return stored === undefined ? null : asProbed(stored, true)
 }
 
-module.exports = { knownAnswer, remember, storedAnswer, asProbed, INSPECT }
+// A private symbol of Node's by its description, or null (lib/internals.js and the probe).
+function findSymbol (obj, description) {
+  for (const sym of Object.getOwnPropertySymbols(obj)) {
+    if (sym.description === description) return sym
+  }
+  return null
+}
+
+module.exports = { knownAnswer, remember, storedAnswer, asProbed, INSPECT, findSymbol }

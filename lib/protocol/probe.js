@@ -13,16 +13,10 @@ const dc = require('node:diagnostics_channel')
 const path = require('node:path')
 const cache = require('./cache.js')
 const remembered = require('./answer.js')
+const { findSymbol } = remembered
 
 const BODY = 'ok'
 const REASON = 'Probe'
-
-function findSymbol (obj, description) {
-  for (const sym of Object.getOwnPropertySymbols(obj)) {
-    if (sym.description === description) return sym
-  }
-  return null
-}
 
 function symbolNames (obj) {
   return Object.getOwnPropertySymbols(obj).map((sym) => sym.description)
