@@ -22,6 +22,25 @@ function symbolNames (obj) {
   return Object.getOwnPropertySymbols(obj).map((sym) => sym.description)
 }
 
+// The private fields the probe reads, by description: their symbols, null where Node has none.
+function keysOf (res) {
+  const keys = {}
+  for (const name of ['corked', 'kEndCallbacks', 'kWritableFinished', 'kFlushError', 'kChunkedBuffer',
+    'kChunkedLength', 'kOutHeaders']) {
+    keys[name] = findSymbol(res, name)
+  }
+  return keys
+}
+
+// `probe()`'s answer, or null where it throws (a line unlike those known).
+function orNull (probe) {
+  try {
+    return probe()
+  } catch {
+    return null
+  }
+}
+
 // With a subscriber on 'http.server.response.created' (24+), built by
 // OutgoingMessage's constructor with the fields ServerResponse's sets.
 function newResponse (SR, OM) {
@@ -94,7 +113,7 @@ function recordEvents (res, out, recorder, keys, writeError) {
       writableFinished: res.writableFinished,
       headerSent: res._headerSent,
       finished: res.finished,
-      corked: read(keys.kCorked),
+      corked: read(keys.corked),
       socketCorked: state.corked
     }
   })
@@ -126,7 +145,7 @@ function afterFirstEnd (probed, callbacks) {
     headerSent: res._headerSent,
     finished: res.finished,
     writableFinished: res.writableFinished,
-    corked: read(keys.kCorked),
+    corked: read(keys.corked),
     socketCorked: state.corked,
     finishListenersAdded: res.listenerCount('finish') - finishListeners,
     endCallbacks: queuedNames(read(keys.kEndCallbacks), new Map([[callbacks.cb1, 'cb1']])),
@@ -174,12 +193,7 @@ function run (fns, withWriteHead, writeError) {
   const res = newResponse(SR, OM)
   const out = { writes: null, atPrefinish: null, afterEnd: null, second: null, events: [], afterWrites: null, third: null }
   const recorder = attach(SR, res)
-  const keys = {
-    kCorked: findSymbol(res, 'corked'),
-    kEndCallbacks: findSymbol(res, 'kEndCallbacks'),
-    kWritableFinished: findSymbol(res, 'kWritableFinished'),
-    kFlushError: findSymbol(res, 'kFlushError')
-  }
+  const keys = keysOf(res)
   const callbacks = recordEvents(res, out, recorder, keys, writeError)
   const probed = { res, out, recorder, keys, finishListeners: res.listenerCount('finish') }
   if (withWriteHead) {
@@ -213,9 +227,7 @@ function writeRun (fns) {
   const { SR, OM, write, writeHead, uncork } = fns
   const res = newResponse(SR, OM)
   const { state, calls, writes, read } = attach(SR, res)
-  const kCorked = findSymbol(res, 'corked')
-  const kChunkedBuffer = findSymbol(res, 'kChunkedBuffer')
-  const kChunkedLength = findSymbol(res, 'kChunkedLength')
+  const { corked: kCorked, kChunkedBuffer, kChunkedLength } = keysOf(res)
   writeHead.call(res, 200, REASON, {})
   const header = res._header
   const callback = noop
@@ -274,27 +286,26 @@ function framedChunk (corked, last) {
  * @returns {'node20'|'node24'|null}
  */
 function probeWrite (fns) {
-  try {
-    const r = writeRun(nodeFns(fns))
-    if (r.ret !== true || !r.header) return null
-    const w = r.afterWrite
-    if (w.headerFirst && w.headerSent === true && w.corked === 0 && w.socketCorked === 1 &&
-        same(w.calls, ['cork', 'write', 'write', 'write', 'write']) &&
-        same(w.writes, framedChunk(1, 'callback'))) {
-      return 'node20'
-    }
-    const u = r.afterUncork
-    if (!w.headerSent && w.corked === 1 && w.socketCorked === 1 && same(w.calls, ['cork']) &&
-        w.writes.length === 0 && same(w.buffered, [BODY, null, 'callback']) && w.bufferedLength === 2 &&
-        u !== null && u.headerFirst && u.headerSent === true && u.corked === 0 && u.socketCorked === 0 &&
-        same(u.calls, ['write', 'write', 'write', 'write', 'uncork']) &&
-        same(u.writes, framedChunk(1, 'other')) && same(u.buffered, []) && u.bufferedLength === 0) {
-      return 'node24'
-    }
-    return null
-  } catch {
-    return null
+  return orNull(() => writeProtocol(writeRun(nodeFns(fns))))
+}
+
+function writeProtocol (r) {
+  if (r.ret !== true || !r.header) return null
+  const w = r.afterWrite
+  if (w.headerFirst && w.headerSent === true && w.corked === 0 && w.socketCorked === 1 &&
+      same(w.calls, ['cork', 'write', 'write', 'write', 'write']) &&
+      same(w.writes, framedChunk(1, 'callback'))) {
+    return 'node20'
   }
+  const u = r.afterUncork
+  if (!w.headerSent && w.corked === 1 && w.socketCorked === 1 && same(w.calls, ['cork']) &&
+      w.writes.length === 0 && same(w.buffered, [BODY, null, 'callback']) && w.bufferedLength === 2 &&
+      u !== null && u.headerFirst && u.headerSent === true && u.corked === 0 && u.socketCorked === 0 &&
+      same(u.calls, ['write', 'write', 'write', 'write', 'uncork']) &&
+      same(u.writes, framedChunk(1, 'other')) && same(u.buffered, []) && u.bufferedLength === 0) {
+    return 'node24'
+  }
+  return null
 }
 
 function isHead (chunk) {
@@ -308,72 +319,56 @@ function same (a, b) {
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
+// Whether `actual` has each field of `expected`, compared as JSON.
+function fits (actual, expected) {
+  return Object.keys(expected).every((key) => same(actual[key], expected[key]))
+}
+
+const FINISHED_ERROR = 'ERR_STREAM_ALREADY_FINISHED'
+
 function isNode20 (r) {
   for (const run of [r.explicit, r.implicit, r.error]) {
     const w = run.writes
-    if (w.length !== 2 || !isHead(w[0].chunk) || w[0].encoding !== null || w[0].corked !== 1 ||
-        w[1].chunk !== '' || w[1].encoding !== 'latin1' || !w[1].callback || w[1].corked !== 1) {
-      return false
-    }
-    const a = run.afterEnd
-    if (!a.headerSent || !a.finished || a.corked !== 0 || a.socketCorked !== 0 ||
-        a.finishListenersAdded !== 1 || a.endCallbacks !== undefined ||
-        a.symbols.includes('kEndCallbacks') || !same(run.atPrefinish && run.atPrefinish.finished, true)) {
+    if (w.length !== 2 || !isHead(w[0].chunk) || !fits(w[0], { encoding: null, corked: 1 }) ||
+        !fits(w[1], { chunk: '', encoding: 'latin1', callback: true, corked: 1 }) ||
+        !fits(run.afterEnd, { headerSent: true, finished: true, corked: 0, socketCorked: 0, finishListenersAdded: 1 }) ||
+        run.afterEnd.endCallbacks !== undefined || run.afterEnd.symbols.includes('kEndCallbacks') ||
+        !same(run.atPrefinish && run.atPrefinish.finished, true)) {
       return false
     }
   }
   const ok = r.explicit
-  // cb1 is once('finish'); later end(cb)s get the error synchronously.
-  if (!same(ok.second.calledSync, ['cb2:ERR_STREAM_ALREADY_FINISHED'])) return false
-  if (!same(ok.events, ['cb2(1,ERR_STREAM_ALREADY_FINISHED,true,)', 'finish(0,,true,)',
-    'cb1(0,undefined,true,)', 'cb3(1,ERR_STREAM_ALREADY_FINISHED,true,)'])) {
-    return false
-  }
-  if (!same(ok.third.calledSync, ['cb3:ERR_STREAM_ALREADY_FINISHED'])) return false
-  // A write error still emits 'finish' (onFinish ignores it).
-  const bad = r.error
-  return same(bad.events, ['cb2(1,ERR_STREAM_ALREADY_FINISHED,true,)', 'finish(0,,true,)',
-    'cb1(0,undefined,true,)'])
+  // cb1 is once('finish'); later end(cb)s get the error synchronously. A
+  // write error still emits 'finish' (onFinish ignores it).
+  return same(ok.second.calledSync, ['cb2:' + FINISHED_ERROR]) &&
+    same(ok.events, [`cb2(1,${FINISHED_ERROR},true,)`, 'finish(0,,true,)', 'cb1(0,undefined,true,)',
+      `cb3(1,${FINISHED_ERROR},true,)`]) &&
+    same(ok.third.calledSync, ['cb3:' + FINISHED_ERROR]) &&
+    same(r.error.events, [`cb2(1,${FINISHED_ERROR},true,)`, 'finish(0,,true,)', 'cb1(0,undefined,true,)'])
 }
 
 function isNode24 (r) {
   for (const run of [r.explicit, r.implicit, r.error]) {
     const w = run.writes
-    if (w.length !== 1 || !isHead(w[0].chunk) || w[0].encoding !== null || !w[0].callback ||
-        w[0].corked !== 1) {
-      return false
-    }
-    const a = run.afterEnd
-    if (!a.headerSent || !a.finished || a.writableFinished !== false || a.corked !== 0 ||
-        a.socketCorked !== 0 || a.finishListenersAdded !== 0 || !same(a.endCallbacks, ['cb1']) ||
-        a.writableFinishedField !== false || a.flushError !== null || a.events !== 0) {
-      return false
-    }
-    if (!same(run.atPrefinish, { writableFinished: false, headerSent: true, finished: true, corked: 0, socketCorked: 0 })) {
-      return false
-    }
     // The second end(cb) before the write completed is queued behind cb1.
-    if (!same(run.second, { calledSync: [], endCallbacks: ['cb1', 'cb2'], finishListenersAdded: 0 })) {
+    if (w.length !== 1 || !isHead(w[0].chunk) || !fits(w[0], { encoding: null, callback: true, corked: 1 }) ||
+        !fits(run.afterEnd, { headerSent: true, finished: true, writableFinished: false, corked: 0, socketCorked: 0 }) ||
+        !fits(run.afterEnd, { finishListenersAdded: 0, endCallbacks: ['cb1'], writableFinishedField: false }) ||
+        !fits(run.afterEnd, { flushError: null, events: 0 }) ||
+        !same(run.atPrefinish, { writableFinished: false, headerSent: true, finished: true, corked: 0, socketCorked: 0 }) ||
+        !same(run.second, { calledSync: [], endCallbacks: ['cb1', 'cb2'], finishListenersAdded: 0 })) {
       return false
     }
   }
   const ok = r.explicit
-  if (!same(ok.events, ['cb1(1,,true,)', 'cb2(1,,true,)', 'finish(0,,true,)',
-    'cb3(1,ERR_STREAM_ALREADY_FINISHED,true,)'])) {
-    return false
-  }
-  if (ok.afterWrites.endCallbacks !== null || ok.afterWrites.writableFinishedField !== true) return false
-  if (!same(ok.third, { calledSync: ['cb3:ERR_STREAM_ALREADY_FINISHED'], queued: null, finishListenersAdded: 0 })) {
-    return false
-  }
-  // A later end(cb) after a write error is deferred with the flush error.
   const bad = r.error
-  if (!same(bad.events, ['cb1(1,write-error,false,)', 'cb2(1,write-error,false,)'])) return false
-  if (bad.afterWrites.flushError !== 'write-error' || bad.afterWrites.writableFinished !== false ||
-      bad.afterWrites.endCallbacks !== null) {
-    return false
-  }
-  return same(bad.third, { calledSync: [], queued: null, finishListenersAdded: 0 })
+  // A later end(cb) after a write error is deferred with the flush error.
+  return same(ok.events, ['cb1(1,,true,)', 'cb2(1,,true,)', 'finish(0,,true,)', `cb3(1,${FINISHED_ERROR},true,)`]) &&
+    fits(ok.afterWrites, { endCallbacks: null, writableFinishedField: true }) &&
+    same(ok.third, { calledSync: ['cb3:' + FINISHED_ERROR], queued: null, finishListenersAdded: 0 }) &&
+    same(bad.events, ['cb1(1,write-error,false,)', 'cb2(1,write-error,false,)']) &&
+    fits(bad.afterWrites, { flushError: 'write-error', writableFinished: false, endCallbacks: null }) &&
+    same(bad.third, { calledSync: [], queued: null, finishListenersAdded: 0 })
 }
 
 /**
@@ -384,16 +379,13 @@ function isNode24 (r) {
  * @returns {'node20'|'node24'|null}
  */
 function probeProtocol (fns) {
-  try {
+  return orNull(() => {
     const all = nodeFns(fns)
     const error = new Error('probe write error')
     const report = { explicit: run(all, true, null), implicit: run(all, false, null), error: run(all, true, error) }
     if (isNode20(report)) return 'node20'
-    if (isNode24(report)) return 'node24'
-    return null
-  } catch {
-    return null
-  }
+    return isNode24(report) ? 'node24' : null
+  })
 }
 
 // The fields of a ServerResponse the shim reads and writes.
@@ -415,8 +407,7 @@ const OWN_FIELDS = [
 function responseShape () {
   const res = newResponse(http.ServerResponse, http.OutgoingMessage)
   res.setHeader('x-probe', '1')
-  const kOutHeaders = findSymbol(res, 'kOutHeaders')
-  const kCorked = findSymbol(res, 'corked')
+  const { kOutHeaders, corked: kCorked } = keysOf(res)
   let headersMap = false
   let nullProtoHeaders = false
   let storeShown = null
@@ -547,10 +538,7 @@ function probeIsolated (fns) {
     remembered.remember(probed)
     return remembered.asProbed(probed, false)
   }
-  let shape = null
-  try {
-    shape = responseShape()
-  } catch {}
+  const shape = orNull(responseShape)
   return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), sources: null, isolated: false, cached: false }
 }
 
