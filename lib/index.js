@@ -15,9 +15,7 @@ function loadShim () {
   return shim
 }
 
-function patches () {
-  return require('./patches.js')
-}
+const patches = () => require('./patches.js')
 
 // Why the addon is null is on lib/binding.js's module record.
 function bindingState () {
