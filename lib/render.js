@@ -664,24 +664,27 @@ function fastWriteHead (res, statusCode, reason, obj) {
   walking = true
   try {
     const headers = typeof reason === 'string' ? obj : obj ?? reason
-    const array = Array.isArray(headers)
-    if (res[kOutHeaders] !== null ||
-        (headers !== undefined && (headers === null || typeof headers !== 'object' || isProxy(headers)))) {
-      return false
-    }
-    const message = reasonPhrase(res, statusCode, reason)
-    if (message === null) return false
-    const code = statusCode | 0
-    const shape = framingOf(res, code)
-    if (array) return writeHeadArray(res, code, message, reason, headers, shape)
-    // A body-carrying status (on any method: the user's Content-Length frames
-    // it, so a HEAD block is a GET block) and a plain object of string, number
-    // or array values, with Content-Length or chunked.
-    if (shape === WRITE_HEAD && !someKey(headers, lengthLikeKey)) return false
-    return walkHeaders(res, code, message, reason, headers, shape)
+    return Array.isArray(headers)
+      ? writeHeadArray(res, statusCode, reason, headers)
+      : writeHeadObject(res, statusCode, reason, headers)
   } finally {
     walking = false
   }
+}
+
+// A body-carrying status (on any method: the user's Content-Length frames
+// it, so a HEAD block is a GET block) and a plain object of string, number
+// or array values, with Content-Length or chunked.
+function writeHeadObject (res, statusCode, reason, obj) {
+  const message = res[kOutHeaders] === null ? reasonPhrase(res, statusCode, reason) : null
+  if (message === null ||
+      (obj !== undefined && (obj === null || typeof obj !== 'object' || isProxy(obj)))) {
+    return false
+  }
+  const code = statusCode | 0
+  const shape = framingOf(res, code)
+  if (shape === WRITE_HEAD && !someKey(obj, lengthLikeKey)) return false
+  return walkHeaders(res, code, message, reason, obj, shape)
 }
 
 function framingOf (res, code) {
@@ -966,7 +969,12 @@ function renderMiss (res, miss, length) {
 // pairs (srvx, h3), rendered as _storeHeader() renders an object's entries,
 // duplicates kept. A refusal leaves Node's writeHead() to read the elements
 // again. Refs: test/array-headers.test.js
-function writeHeadArray (res, code, message, reason, headers, shape) {
+function writeHeadArray (res, statusCode, reason, headers) {
+  if (res[kOutHeaders] !== null || isProxy(headers)) return false
+  const message = reasonPhrase(res, statusCode, reason)
+  if (message === null) return false
+  const code = statusCode | 0
+  const shape = framingOf(res, code)
   const first = findEntry(code, message, -1, 0, shape)
   if (first === null && INVALID_HEADER_CHAR.test(message)) return false
   const nested = headers.length !== 0 && Array.isArray(headers[0])
