@@ -36,7 +36,7 @@ function phraseOf (code, reason) {
 // and, up to POOL_MAX bytes, more than the slab's page faults; a UTF-8
 // body up to POOL_MAX chars goes in uncounted. Every byte is written
 // before it is handed out. Refs: benchmark/build-message.js, benchmark/RESULTS.md
-const POOL_SIZE = 128 * 1024
+const POOL_SIZE = 64 * 1024
 const POOL_MAX = 32 * 1024
 
 const fill = binding === null ? null : binding.fill
