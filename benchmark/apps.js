@@ -12,7 +12,7 @@ const path = require('node:path')
 const { parseArgs, runMain, list, positiveIntegers } = require('./lib/args.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
-const { runInterleaved, printRound } = require('./lib/measure.js')
+const { runInterleaved, printRound, busy } = require('./lib/measure.js')
 const { median, min, max, welch } = require('./lib/stats.js')
 
 const ROOT = path.join(__dirname, '..')
@@ -73,7 +73,15 @@ async function main () {
       for (const mode of ['legacy', 'native']) {
         const rps = runs[mode].map((r) => r.rps)
         const cpu = runs[mode].map((r) => r.cpuPerReq)
-        summary[mode] = { rps, cpu, median: median(rps), min: min(rps), max: max(rps), cpuMedian: median(cpu) }
+        summary[mode] = {
+          rps,
+          cpu,
+          median: median(rps),
+          min: min(rps),
+          max: max(rps),
+          cpuMedian: median(cpu),
+          busyMedian: median(rps.map((r, i) => busy(r, cpu[i])))
+        }
       }
       const result = {
         app,
@@ -89,13 +97,14 @@ async function main () {
   }
 
   console.log('')
-  console.log('| app | route | legacy req/s | native req/s | ratio | CPU µs/req legacy / native | p |')
-  console.log('|---|---|---|---|---|---|---|')
+  console.log('| app | route | legacy req/s | native req/s | ratio | CPU µs/req legacy / native | busy | p |')
+  console.log('|---|---|---|---|---|---|---|---|')
   for (const r of results) {
     const p = r.welch === null ? 'n/a' : r.welch.p < 0.001 ? r.welch.p.toExponential(1) : r.welch.p.toFixed(3)
     console.log(`| ${r.app} | ${r.route} | ${Math.round(r.legacy.median).toLocaleString('en-US')} | ` +
       `${Math.round(r.native.median).toLocaleString('en-US')} | ${r.ratio.toFixed(3)}x | ` +
-      `${r.legacy.cpuMedian.toFixed(1)} / ${r.native.cpuMedian.toFixed(1)} | ${p} |`)
+      `${r.legacy.cpuMedian.toFixed(1)} / ${r.native.cpuMedian.toFixed(1)} | ` +
+      `${Math.round(100 * r.legacy.busyMedian)}% / ${Math.round(100 * r.native.busyMedian)}% | ${p} |`)
   }
   if (opts.json !== '') {
     fs.writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2) + '\n')

@@ -24,7 +24,7 @@ const { parseArgs, runMain } = require('./lib/args.js')
 const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe, bodyless } = require('./lib/config.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
-const { runInterleaved, describeShim, formatRate } = require('./lib/measure.js')
+const { runInterleaved, describeShim, formatRate, busy } = require('./lib/measure.js')
 const { median, min, max, welch } = require('./lib/stats.js')
 
 const COMPARE_DEFAULTS = Object.freeze({
@@ -52,6 +52,7 @@ function summarize (runs) {
     min: min(rps),
     max: max(rps),
     cpuMedian: median(cpu),
+    busyMedian: median(rps.map((r, i) => busy(r, cpu[i]))),
     p99Median: median(runs.map((r) => r.p99)),
     // The server's request-to-request time per connection (gaps=1), ms.
     gaps: runs.every((r) => r.shim !== null && r.shim.gaps !== undefined)
@@ -118,11 +119,12 @@ function formatInt (n) {
 
 function printSummary (result, log) {
   log('')
-  log('mode     median req/s   min-max req/s        CPU µs/req  p99 ms')
+  log('mode     median req/s   min-max req/s        CPU µs/req  busy  p99 ms')
   for (const [mode, s] of Object.entries(result.modes)) {
     log(`${mode.padEnd(8)} ${formatInt(s.median).padStart(12)}   ` +
       `${`${formatInt(s.min)}-${formatInt(s.max)}`.padEnd(19)}  ` +
-      `${s.cpuMedian.toFixed(2).padStart(10)}  ${s.p99Median.toFixed(2).padStart(6)}`)
+      `${s.cpuMedian.toFixed(2).padStart(10)}  ${`${Math.round(100 * s.busyMedian)}%`.padStart(4)}  ` +
+      `${s.p99Median.toFixed(2).padStart(6)}`)
   }
   if (Object.values(result.modes).every((s) => s.gaps !== null)) {
     log('')
