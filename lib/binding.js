@@ -1,7 +1,7 @@
 'use strict'
 
-// Exports the addon, or null where it cannot be used (Node's own path, and
-// buildHttpMessage()'s JS version); never throws.
+// Exports the addon, or null where it cannot be used (Node's own path, and buildHttpMessage()'s JS
+// version); never throws.
 
 const path = require('node:path')
 const util = require('node:util')
@@ -32,9 +32,7 @@ if (disabledByEnv()) {
   try {
     const addon = require('node-gyp-build')(path.join(__dirname, '..'))
     const missing = REQUIRED.filter((key) => addon == null || addon[key] === undefined)
-    if (missing.length > 0) {
-      throw new Error(`the addon lacks ${missing.join(', ')}`)
-    }
+    if (missing.length > 0) throw new Error(`the addon lacks ${missing.join(', ')}`)
     binding = addon
   } catch (err) {
     loadError = err

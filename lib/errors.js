@@ -1,8 +1,7 @@
 'use strict'
 
-// The errors buildHttpMessage() throws, with the class, `code` and message
-// Node's http throws for the same input (Node's lib/internal/errors.js).
-// `stackStart`: frames above it are left out, as Node hides its own.
+// The errors buildHttpMessage() throws, with the class, `code` and message Node's http throws for
+// the same input (Node's lib/internal/errors.js). `stackStart`: frames above it are left out.
 
 const { format, inspect } = require('node:util')
 
@@ -16,7 +15,6 @@ function codedError (Base, code, message, stackStart) {
   delete err.name
   Object.defineProperty(err, 'toString', {
     value: function toString () { return `${this.name} [${code}]: ${this.message}` },
-    enumerable: false,
     writable: true,
     configurable: true
   })
@@ -27,13 +25,9 @@ function codedError (Base, code, message, stackStart) {
 // As Node's ERR_INVALID_ARG_TYPE describes the value (determineSpecificType).
 function describeReceived (value) {
   if (value == null) return ` Received ${value}`
-  if (typeof value === 'function') {
-    return ` Received function ${value.name || '<anonymous>'}`
-  }
+  if (typeof value === 'function') return ` Received function ${value.name || '<anonymous>'}`
   if (typeof value === 'object') {
-    if (value.constructor && value.constructor.name) {
-      return ` Received an instance of ${value.constructor.name}`
-    }
+    if (value.constructor?.name) return ` Received an instance of ${value.constructor.name}`
     return ` Received ${inspect(value, { depth: -1 })}`
   }
   let inspected = inspect(value, { colors: false })

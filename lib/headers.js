@@ -1,9 +1,8 @@
 'use strict'
 
-// The header store of a fresh response, in V8's fast mode, handed to Node's
-// setHeader() where nothing can tell it from Node's (docs/architecture.md,
-// "The header store"). On 26 the wrapper goes on only once a WideStore is
-// wanted. Refs: benchmark/RESULTS.md ("wide header stores")
+// The header store of a fresh response, in V8's fast mode, handed to Node's setHeader() where
+// nothing can tell it from Node's (docs/architecture.md, "The header store"). On 26 the wrapper
+// goes on only once a WideStore is wanted. Refs: benchmark/RESULTS.md ("wide header stores")
 
 const http = require('node:http')
 const util = require('node:util')
@@ -132,7 +131,6 @@ function setHeader (name, value) {
   }
 }
 
-// lib/patches.js install(): puts setHeader() on, once a WideStore is wanted.
 function setOnWide (fn) {
   onWide = fn
 }

@@ -1,8 +1,7 @@
 'use strict'
 
-// Which methods the package replaces, calls or compares with are Node's
-// own, by their source's hash (docs/architecture.md, "Patchers and APM
-// agents"), read without asking a wrapper's own toString().
+// Which methods the package replaces, calls or compares with are Node's own, by their source's hash
+// (docs/architecture.md, "Patchers and APM agents"), read without asking a wrapper's own toString().
 
 const { hash } = require('./protocol/cache.js')
 

@@ -1,11 +1,9 @@
 'use strict'
 
-// The one owner of the methods the package puts on Node's prototypes and of
-// what was there before: the preload's stand-ins, install() and uninstall().
-// Nothing here requires http or the shim at load. The stand-ins hold the
-// shim's place until the first listen(), stand-in call or look at the
-// package's state (benchmark/startup.js; docs/architecture.md, "Patchers
-// and APM agents").
+// The one owner of what the package puts on Node's prototypes (the preload's stand-ins, install(),
+// uninstall()) and of what was there before. Requires neither http nor the shim at load: the
+// stand-ins hold the shim's place until the first listen(), stand-in call or look at the package's
+// state (benchmark/startup.js; docs/architecture.md, "Patchers and APM agents").
 
 let proto = null
 let parent = null
@@ -48,23 +46,26 @@ const STAND_INS = {
   }
 }
 
-// `desc` undefined: the method was inherited, and the own property goes.
-function restore (owner, name, desc) {
+/** The object on `obj`'s prototype chain (`obj` included) that owns `name`, or null. */
+function ownerOf (obj, name) {
+  let p = obj
+  while (p !== null && !Object.hasOwn(p, name)) p = Object.getPrototypeOf(p)
+  return p
+}
+
+/** Puts `desc` as `owner`'s own `name` (undefined: deletes it); returns the own one it replaced. */
+function swap (owner, name, desc) {
+  const own = Object.getOwnPropertyDescriptor(owner, name)
   if (desc === undefined) delete owner[name]
   else Object.defineProperty(owner, name, desc)
+  return own
 }
 
 // Enumerable as the method it shadows (Node's are assigned), for for-in.
 function define (owner, name, fn) {
-  let enumerable = true
-  for (let p = owner; p !== null; p = Object.getPrototypeOf(p)) {
-    const desc = Object.getOwnPropertyDescriptor(p, name)
-    if (desc !== undefined) {
-      enumerable = desc.enumerable === true
-      break
-    }
-  }
-  Object.defineProperty(owner, name, { value: fn, writable: true, enumerable, configurable: true })
+  const holder = ownerOf(owner, name)
+  const enumerable = holder === null || Object.getOwnPropertyDescriptor(holder, name).enumerable
+  return swap(owner, name, { value: fn, writable: true, enumerable, configurable: true })
 }
 
 // Without a require(): an agent's hook around it (dd-trace) would wrap
@@ -90,8 +91,7 @@ function defer (load) {
   for (const name of Object.keys(STAND_INS)) {
     const own = Object.getOwnPropertyDescriptor(proto, name)
     if (own !== undefined && (!Object.hasOwn(own, 'value') || !own.configurable)) continue
-    previous.set(name, own)
-    define(proto, name, STAND_INS[name])
+    previous.set(name, define(proto, name, STAND_INS[name]))
   }
   placed = true
 }
@@ -129,17 +129,14 @@ function cancel () {
 function bare (fn, settle) {
   if (!placed || settled) return fn()
   const held = []
-  for (const [name, desc] of previous) {
-    held.push([name, Object.getOwnPropertyDescriptor(proto, name)])
-    restore(proto, name, desc)
-  }
+  for (const [name, desc] of previous) held.push([name, swap(proto, name, desc)])
   try {
     return fn()
   } finally {
     for (const [name, own] of held) {
       const standIn = own !== undefined && own.value === STAND_INS[name]
       if (settle) targets.set(name, Object.hasOwn(proto, name) ? proto[name] : null)
-      if (!settle || !standIn) restore(proto, name, own)
+      if (!settle || !standIn) swap(proto, name, own)
     }
     if (settle) settled = true
   }
@@ -154,9 +151,7 @@ const installed = new Map()
 let active = false
 
 function put (owner, name, fn) {
-  const previous = Object.getOwnPropertyDescriptor(owner, name)
-  define(owner, name, fn)
-  installed.set(name, { owner, fn, previous })
+  installed.set(name, { owner, fn, previous: define(owner, name, fn) })
 }
 
 /**
@@ -185,7 +180,6 @@ function install () {
   if (internals.chunkedUncork && res.uncork === internals.uncork) put(res, 'uncork', shim.uncork)
   require('./decide.js').setEndMethods(res.uncork, res._storeHeader)
   if (headers.applies) {
-    // On 26, where Node's store is fast-mode, once a WideStore is wanted.
     const putSetHeader = () => {
       if (!installed.has('setHeader') && res.setHeader === internals.setHeader) {
         put(res, 'setHeader', headers.setHeader)
@@ -207,8 +201,7 @@ function uninstall () {
   if (!active) return
   const internals = require('./internals.js')
   for (const [name, { owner, fn, previous }] of installed) {
-    const own = Object.getOwnPropertyDescriptor(owner, name)
-    if (own !== undefined && own.value === fn) restore(owner, name, previous)
+    if (Object.getOwnPropertyDescriptor(owner, name)?.value === fn) swap(owner, name, previous)
   }
   installed.clear()
   require('./write-head.js').setInstalled(false, false)
@@ -224,4 +217,6 @@ function isInstalled () {
   return active
 }
 
-module.exports = { defer, runDeferred, cancel, bare, settle, STAND_INS, install, uninstall, isInstalled }
+module.exports = {
+  defer, runDeferred, cancel, bare, settle, STAND_INS, install, uninstall, isInstalled, ownerOf, swap
+}

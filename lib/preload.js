@@ -1,18 +1,15 @@
 'use strict'
 
-// `-r` / `--import http-oneshot/register`: installs at the application's
-// first load of Node's HTTP server, seen as APM agents see it (a wrapper of
-// Module._load; module.registerHooks on 24+, else module.register for an
-// ESM entry only, its hooks thread costing start-up: benchmark/startup.js;
+// `-r` / `--import http-oneshot/register`: installs at the application's first load of Node's HTTP
+// server, seen as APM agents see it (a wrapper of Module._load; module.registerHooks on 24+, else
+// module.register for an ESM entry only, its hooks thread costing start-up: benchmark/startup.js;
 // else the first request). Loads neither http nor the addon itself.
 
 const dc = require('node:diagnostics_channel')
 const Module = require('node:module')
 
 // The specifiers whose loading loads _http_server (ServerResponse).
-const TRIGGERS = new Set([
-  'http', 'node:http', 'https', 'node:https', '_http_server', 'node:_http_server'
-])
+const TRIGGERS = new Set(['http', 'node:http', 'https', 'node:https', '_http_server', 'node:_http_server'])
 const START = 'http.server.request.start'
 const MAJOR = Number(process.versions.node.split('.')[0])
 
@@ -98,9 +95,8 @@ function hook () {
   originalLoad = Module._load
   Module._load = load
   dc.subscribe(START, onRequestStart)
-  // From 24 only, where it chains with module.register loaders (tsx, tap;
-  // test/startup-cache.test.js, "an asynchronous loader"); on 22 passing an
-  // import on to one throws ERR_METHOD_NOT_IMPLEMENTED.
+  // From 24 only, where it chains with module.register loaders (tsx, tap; test/startup-cache.test.js,
+  // "an asynchronous loader"); on 22 passing an import on to one throws ERR_METHOD_NOT_IMPLEMENTED.
   if (typeof Module.registerHooks === 'function' && MAJOR >= 24) {
     hooks = Module.registerHooks({
       resolve (specifier, context, nextResolve) {

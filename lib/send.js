@@ -7,6 +7,7 @@ const binding = require('./binding.js')
 const internals = require('./internals.js')
 const { FLAGS, ERRORS, KEY, RESULT, DETAIL } = require('./codes.js')
 const { COPY_MAX_BODY, REASON } = require('./rules.js')
+const { ownerOf } = require('./patches.js')
 
 // The globals are getters; nextTick is still looked up per call, as in Node's own modules.
 const processObject = process
@@ -50,11 +51,8 @@ let tcpBytesWritten = null
 function learnHandle (handle) {
   const ctor = handle.constructor
   if (typeof ctor !== 'function' || ctor.name !== 'TCP') return false
-  let proto = Object.getPrototypeOf(handle)
-  let desc
-  while (proto !== null && (desc = Object.getOwnPropertyDescriptor(proto, 'bytesWritten')) === undefined) {
-    proto = Object.getPrototypeOf(proto)
-  }
+  const owner = ownerOf(handle, 'bytesWritten')
+  const desc = owner === null ? undefined : Object.getOwnPropertyDescriptor(owner, 'bytesWritten')
   if (desc === undefined || typeof desc.get !== 'function' ||
       typeof handle.writeBuffer !== 'function' || typeof handle.fd !== 'number') {
     return false
@@ -310,72 +308,57 @@ function sendRest (res, message, callback, unsent) {
   const oneString = protocol.oneStringWrite(chunk, chunked)
   const onWrite = finishCallback(res, oneString)
   if (written > 0) {
-    writePartRest(socket, handle, out !== null ? out.subarray(written) : rest, unsent, onWrite)
+    writeUnsent(socket, handle, out !== null ? out.subarray(written) : rest, onWrite, unsent)
   } else {
     // As Node's end() hands it: a failed write counts a Buffer's bytes, not one string's.
     const data = out === null ? head : oneString ? latin1Slice.call(out) : out
-    writeMessage(socket, handle, data, unsent, onWrite)
+    writeUnsent(socket, handle, data, onWrite, unsent)
   }
+  markNeedDrain(socket, total)
   res.finished = true
   return null
 }
 
+// _send() queues the header before a Uint8Array body (a non-empty chunked one follows the size
+// line, which carries the header instead). The server's pending-data updater acts only on a paused
+// socket or awaited 'drain', else its two calls cancel out (benchmark/instructions.js, express3).
 function leaveEnded (res, chunk, chunked, dropped, callback) {
   if (dropped) processObject.nextTick(nop)
   res._headerSent = true
-  // A non-empty chunked chunk follows the size line, which carries the header instead.
-  if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) headerThroughOutput(res)
+  if (chunk && typeof chunk !== 'string' && (!chunked || chunk.length === 0)) {
+    const notify = res.socket._paused || res[kNeedDrain]
+    const headLength = res._header.length
+    if (notify) res._onPendingData(headLength)
+    res.outputData = []
+    if (notify) res._onPendingData(-headLength)
+  }
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
 }
 
-// _send() queues the header before a Uint8Array body. The server's pending-data updater acts
-// only on a paused socket or awaited 'drain', else its two calls cancel out
-// (benchmark/instructions.js, express3).
-function headerThroughOutput (res) {
-  const notify = res.socket._paused || res[kNeedDrain]
-  const headLength = res._header.length
-  if (notify) res._onPendingData(headLength)
-  res.outputData = []
-  if (notify) res._onPendingData(-headLength)
-}
-
-function writePartRest (socket, handle, rest, unsent, onWrite) {
-  const { written, total, nodeLength } = unsent
-  directStats.partial++
-  countDirect(handle, written)
-  const count = nodeLength === -1 ? written : written + nodeLength - total
-  writeRestCounted(socket, rest, onWrite, total - written, count, written)
-  markNeedDrain(socket, total)
-}
-
-// The counters then read as Node's write of the whole leaves them (unless it queued more).
-function writeRestCounted (socket, rest, onWrite, restLength, count, written) {
-  if (typeof rest === 'string') {
-    socket.write(rest, 'latin1', onWrite)
-  } else {
-    socket.write(rest, onWrite)
+/**
+ * Hands `data` to socket.write() where a direct write sent `unsent.written` bytes (<= 0: none,
+ * `unsent.failed` its errno); the counters then read as Node's write of all `unsent.total` bytes
+ * (`nodeLength` chars, else -1) leaves them, unless it queued more.
+ */
+function writeUnsent (socket, handle, data, onWrite, unsent) {
+  const { written, failed, total, nodeLength } = unsent
+  const direct = written > 0 ? written : 0
+  if (direct > 0) {
+    directStats.partial++
+    countDirect(handle, direct)
   }
-  const state = socket._writableState
-  if (state.length === restLength && state.writelen === restLength) {
-    state.length += count
-    state.writelen += count
-    socket[learned.kLastWriteQueueSize] += written
-  }
-}
-
-function writeMessage (socket, handle, data, unsent, onWrite) {
-  const { failed, total, nodeLength } = unsent
   if (failed === 0) {
     socket.write(data, 'latin1', onWrite)
   } else {
     reportingWrites(handle, failed, data.length, () => socket.write(data, 'latin1', onWrite))
   }
   const state = socket._writableState
-  if (nodeLength !== -1 && state.length === total && state.writelen === total) {
-    state.length = nodeLength
-    state.writelen = nodeLength
+  if (state.length === total - direct && state.writelen === total - direct) {
+    const length = nodeLength === -1 ? total : nodeLength
+    state.length = length
+    state.writelen = length
+    if (direct > 0) socket[learned.kLastWriteQueueSize] += direct
   }
-  markNeedDrain(socket, total)
 }
 
 function finishSent (res) {
@@ -537,10 +520,7 @@ function reportingWrites (handle, errno, bytes, run) {
   try {
     return run()
   } finally {
-    delete handle.writev
-    delete handle.writeBuffer
-    delete handle.writeLatin1String
-    delete handle.writeUtf8String
+    for (const name of ['writev', 'writeBuffer', 'writeLatin1String', 'writeUtf8String']) delete handle[name]
   }
 }
 
@@ -560,7 +540,7 @@ module.exports = {
   countDirect,
   markNeedDrain,
   afterDirectWrite,
-  writeRestCounted,
+  writeUnsent,
   bodyRest,
   reportingWrites,
   directStats,

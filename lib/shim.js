@@ -15,6 +15,7 @@ const {
 const { writeReason, writeChunk, tailReason, endAfterWrites } = require('./protocol/chunked20.js')
 const { uncorkReason, flushChunks } = require('./protocol/chunked24.js')
 const { streamedReason, sendWaiting } = require('./protocol/streamed.js')
+const { ownerOf, swap } = require('./patches.js')
 
 const debug = util.debuglog('http-oneshot')
 const debugEnabled = debug.enabled // a getter; NODE_DEBUG is read at start-up
@@ -160,15 +161,10 @@ function endWithHeader (res, callback, len, guessed) {
 
 // renderFresh() gave a reason: true once Node rendered the header (RENDER_BY_NODE).
 function renderedByNode (res, fresh, previousLength, chunk) {
-  if (fresh === REASON.RENDER_BY_NODE && decide.nodeRenderedString(res, chunk, null)) {
-    // Left to Node before it renders (lib/decide.js slicedString).
+  // NODE_RENDERED: left to Node before it renders (lib/decide.js slicedString).
+  if (fresh !== REASON.RENDER_BY_NODE || decide.nodeRenderedString(res, chunk, null)) {
     res._contentLength = previousLength
-    count(REASON.NODE_RENDERED, res)
-    return false
-  }
-  if (fresh !== REASON.RENDER_BY_NODE) {
-    res._contentLength = previousLength
-    count(fresh, res)
+    count(fresh === REASON.RENDER_BY_NODE ? REASON.NODE_RENDERED : fresh, res)
     return false
   }
   res._implicitHeader()
@@ -330,26 +326,22 @@ function renderFirst (res, chunk, encoding) {
 // Node's end() after renderFirst() rendered nothing, skipping its first _implicitHeader() (the
 // wrapper would run twice) where the method is found: a key on `res` would show at 'prefinish'.
 function endAfterHeaderCall (nodeEnd, res, args) {
-  let owner = res
-  while (owner !== null && !Object.hasOwn(owner, '_implicitHeader')) owner = Object.getPrototypeOf(owner)
+  const owner = ownerOf(res, '_implicitHeader')
   const own = owner === null ? undefined : Object.getOwnPropertyDescriptor(owner, '_implicitHeader')
   if (own === undefined || !own.configurable || !Object.hasOwn(own, 'value')) return nodeEnd.apply(res, args)
   const method = own.value
   let skipped = false
-  Object.defineProperty(owner, '_implicitHeader', {
+  swap(owner, '_implicitHeader', {
     ...own,
     value: function _implicitHeader () {
-      if (this === res && !skipped) {
-        skipped = true
-        return
-      }
-      return method.call(this)
+      if (this !== res || skipped) return method.call(this)
+      skipped = true
     }
   })
   try {
     return nodeEnd.apply(res, args)
   } finally {
-    Object.defineProperty(owner, '_implicitHeader', own)
+    swap(owner, '_implicitHeader', own)
   }
 }
 
@@ -406,8 +398,7 @@ const heldTail = internals !== null && internals.chunkedUncork === true && inter
 const tailEnd = heldTail || (internals !== null && internals.chunkedWrite === true &&
   internals.protocol.name === 'node20')
 
-// Set by lib/patches.js install()/uninstall(): after uninstall() a wrapper
-// that captured a replacement still calls it, and Node's method then runs.
+// After uninstall() a wrapper that captured a replacement still calls it: Node's method then runs.
 let installed = false
 
 function setInstalled (on) {

@@ -20,8 +20,7 @@ const resStoreHeader = internals === null ? null : internals.resMethods._storeHe
 let installed = false
 let storeInstalled = false
 
-// Once values were read, Node's writeHead() gets ones that hand it those
-// values.
+// Once values were read, Node's writeHead() gets ones that hand it those values.
 function writeHead (statusCode, reason, obj) {
   if (installed && !httpDebug && this._storeHeader === resStoreHeader) {
     if (internals.learned.pending) internals.learn(this)
@@ -34,34 +33,25 @@ function writeHead (statusCode, reason, obj) {
   return resWriteHead.apply(this, arguments)
 }
 
-// Where a wrapper was in writeHead()'s place at install (Elastic APM's):
-// Node's writeHead(), which the wrapper calls, has checked and set the
-// status and settled the headers, and hands them here with the status
-// line; the renderers take them as writeHead()'s. Named as Node's.
+// Where a wrapper was in writeHead()'s place at install (Elastic APM's): Node's writeHead(), which
+// the wrapper calls, has checked and set the status and settled the headers, and hands them here
+// with the status line; the renderers take them as writeHead()'s. Named as Node's.
 function _storeHeader (firstLine, headers) {
-  // What it shadows: a wrapper of OutgoingMessage#_storeHeader put on since
-  // install() runs, and Node's renders.
+  // What it shadows: a wrapper of OutgoingMessage#_storeHeader put on since install() runs.
   const shadowed = OutgoingMessage.prototype._storeHeader
-  // The renderers take the status message from statusMessage, as Node's
-  // writeHead() without a reason does: an empty one is Node's.
+  // The renderers read statusMessage, as Node's writeHead() without a reason does: an empty one is Node's.
   if (storeInstalled && shadowed === resStoreHeader && !httpDebug && this.statusMessage &&
-      firstLine === statusLine(this)) {
+      firstLine === 'HTTP/1.1 ' + this.statusCode + ' ' + this.statusMessage + '\r\n') {
     if (internals.learned.pending) internals.learn(this)
     const store = this[kOutHeaders]
     const done = store === null
       ? render.fastWriteHead(this, this.statusCode, undefined, headers)
       : headers === store && render.storedWriteHead(this, this.statusCode, undefined, undefined)
     if (done === true) return
-    // Without a reason the headers Node's writeHead() would take over with
-    // come first.
+    // Without a reason the headers Node's writeHead() would take over with come first.
     if (done !== false) return resStoreHeader.call(this, firstLine, done[0])
   }
   return shadowed.apply(this, arguments)
-}
-
-// The status line Node's writeHead() hands _storeHeader().
-function statusLine (res) {
-  return 'HTTP/1.1 ' + res.statusCode + ' ' + res.statusMessage + '\r\n'
 }
 
 // What a pristine response's writeHead is (lib/decide.js).

@@ -1,7 +1,7 @@
 'use strict'
 
-// write(), and end() after it, as Node 20's (docs/protocols.md): the same chars in fewer writes
-// on the same cork, so the Writable's counts read the same and the uncork still writes a writev.
+// write(), and end() after it, as Node 20's (docs/protocols.md), in fewer writes on the same cork
+// (docs/architecture.md, "Streamed responses").
 
 const { byteLength } = Buffer
 const internals = require('../internals.js')

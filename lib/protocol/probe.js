@@ -1,10 +1,9 @@
 'use strict'
 
-// Classifies Node's own end() and write() by behaviour (docs/protocols.md,
-// "What the probe classifies"), run synchronously on a fake request and a
-// recording socket, the write callbacks run as Writable would. Nothing
-// global changes: no Date, keep-alive or default reason phrase (26.12+
-// caches them), no 'http.server.response.created' subscriber sees it.
+// Classifies Node's own end() and write() by behaviour (docs/protocols.md, "What the probe
+// classifies") on a fake request and a recording socket, the write callbacks run as Writable would.
+// Nothing global changes: no Date, keep-alive or default reason phrase (26.12+ caches them), no
+// 'http.server.response.created' subscriber sees it.
 
 const http = require('node:http')
 const util = require('node:util')
@@ -199,7 +198,6 @@ function run (fns, withWriteHead, writeError) {
   if (withWriteHead) {
     writeHead.call(res, 200, REASON, { 'Content-Length': String(BODY.length) })
   } else {
-    // Not the default reason phrase: Node 26.12+ caches default status lines.
     res.statusMessage = REASON
   }
   end.call(res, BODY, callbacks.cb1)

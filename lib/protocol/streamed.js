@@ -10,7 +10,7 @@ const { FLAGS, KEY, RESULT, DETAIL } = require('../codes.js')
 const { COPY_MAX_BODY, REASON } = require('../rules.js')
 const { WAIT_HELD, writtenAsIs, socketReason, methodsPatched, chunkReason } = require('../decide.js')
 const {
-  rejected, countDirect, markNeedDrain, afterDirectWrite, writeRestCounted, bodyRest, directStats
+  rejected, countDirect, markNeedDrain, afterDirectWrite, writeUnsent, bodyRest, directStats
 } = require('../send.js')
 
 const processObject = process
@@ -22,9 +22,6 @@ const {
   SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY
 } = KEY
 const { REJECTED, FAILED } = RESULT
-
-// Beyond this, Node's writev, which copies nothing, costs less.
-const JOIN_BODY_MAX = COPY_MAX_BODY
 
 function partClass (chunk, encoding) {
   if (typeof chunk !== 'string') return 'buffer'
@@ -55,51 +52,45 @@ function waitingBody (buffered, head, chunk, encoding, m) {
       cls = 'copy'
     }
   }
-  if (parts > 1 && length > JOIN_BODY_MAX) return REASON.BODY_TOO_LARGE
-  if (cls === 'copy') {
-    body = copyParts(buffered, head, chunk, encoding, length)
+  // Beyond this, Node's writev, which copies nothing, costs less.
+  if (parts > 1 && length > COPY_MAX_BODY) return REASON.BODY_TOO_LARGE
+  if (parts > 1) {
+    body = flattenParts(buffered, head, chunk, encoding, cls === 'copy' ? allocUnsafe(length) : null)
     if (body === null) return REASON.NON_ASCII
-  } else if (parts > 1) {
-    body = joinParts(buffered, head, chunk)
   }
   m.body = body
   m.bodyLength = length
   // UTF-8 text only if ASCII (C checks before it writes anything).
-  if (cls === 'latin1') {
-    m.flags = FLAGS.BODY_LATIN1
-  } else {
-    m.flags = cls === 'utf8' ? FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY | FLAGS.HEAD_ONE_BYTE : FLAGS.HEAD_ONE_BYTE
-  }
+  m.flags = cls === 'latin1'
+    ? FLAGS.BODY_LATIN1
+    : cls === 'utf8' ? FLAGS.HEAD_UTF8 | FLAGS.ASCII_ONLY | FLAGS.HEAD_ONE_BYTE : FLAGS.HEAD_ONE_BYTE
   return null
 }
 
-function joinParts (buffered, head, chunk) {
-  const first = buffered[0].chunk
-  let body = first === head ? '' : stringSlice.call(first, head.length)
-  for (let i = 1; i < buffered.length; i++) body += buffered[i].chunk
-  return chunk ? body + chunk : body
-}
-
-function copyParts (buffered, head, chunk, encoding, length) {
-  const out = allocUnsafe(length)
+// The parts after the header joined into one string, or copied into `out` (null where a UTF-8
+// part is not ASCII).
+function flattenParts (buffered, head, chunk, encoding, out) {
+  let body = ''
   let at = 0
   const last = chunk ? buffered.length + 1 : buffered.length
   for (let i = 0; i < last; i++) {
     let part = i < buffered.length ? buffered[i].chunk : chunk
-    const enc = i < buffered.length ? buffered[i].encoding : encoding
     if (i === 0) {
       if (part === head) continue
       part = stringSlice.call(part, head.length)
     }
-    if (typeof part !== 'string') {
+    if (out === null) {
+      body += part
+    } else if (typeof part !== 'string') {
       out.set(part, at)
       at += part.length
     } else {
+      const enc = i < buffered.length ? buffered[i].encoding : encoding
       if (enc !== 'latin1' && byteLength(part, 'utf8') !== part.length) return null
       at += out.latin1Write(part, at)
     }
   }
-  return out
+  return out === null ? body : out
 }
 
 // The block, the writes' body and `chunk` in one direct write, leaving what Node's writev
@@ -134,15 +125,14 @@ function sendWaiting (res, m, chunk, encoding, callback) {
   const chars = state.length + (chunk ? chunk.length : 0)
   takeWaiting(socket, state, buffered.length)
   if (typeof callback === 'function') protocol.queueEndCallback(res, callback)
-  countDirect(m.handle, written)
   if (written === total) {
+    countDirect(m.handle, written)
     directStats.direct++
     state.pendingcb++
     socket._unrefTimer()
     markNeedDrain(socket, chars)
     processObject.nextTick(afterDirectWrite, socket, res, buffered)
   } else {
-    directStats.partial++
     writeRest(socket, res, m, written, total, buffered)
     markNeedDrain(socket, chars)
   }
@@ -166,7 +156,6 @@ function takeWaiting (socket, state, count) {
 }
 
 function writeRest (socket, res, m, written, total, entries) {
-  const restLength = total - written
   const head = res._header
   const body = m.body
   let rest
@@ -181,7 +170,8 @@ function writeRest (socket, res, m, written, total, entries) {
       rest = BufferClass.concat([BufferClass.from(headRest, 'latin1'), body])
     }
   }
-  writeRestCounted(socket, rest, restCallback(res, entries), restLength, written, written)
+  const unsent = { written, failed: 0, total, nodeLength: -1 }
+  writeUnsent(socket, m.handle, rest, restCallback(res, entries), unsent)
 }
 
 // Unnamed, as the writecb of Node's writev shows.
