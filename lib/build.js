@@ -1,8 +1,7 @@
 'use strict'
 
-// buildHttpMessage() (docs/build-http-message.md): the addon where it
-// loaded, else JS with the same bytes; inputs checked as writeHead() and end()
-// check them, in order, with Node's errors.
+// buildHttpMessage() (docs/build-http-message.md): the addon where it loaded, else JS with the
+// same bytes; inputs checked as writeHead() and end() check them, in order, with Node's errors.
 
 // Buffer from its module: the global is an accessor, one call per use.
 const { Buffer } = require('node:buffer')
@@ -31,10 +30,9 @@ function phraseOf (code, reason) {
   return reason !== undefined ? reason : (DEFAULT_REASONS[code] || 'unknown')
 }
 
-// Results are views into a slab, as Buffer.allocUnsafe() hands out Node's
-// pool: an ArrayBuffer per message costs more than serializing a small one
-// and, up to POOL_MAX bytes, more than the slab's page faults; a UTF-8
-// body up to POOL_MAX chars goes in uncounted. Every byte is written
+// Results are views into a slab, as Buffer.allocUnsafe() hands out Node's pool: an ArrayBuffer
+// per message costs more than serializing a small one and, up to POOL_MAX bytes, more than the
+// slab's page faults; a UTF-8 body up to POOL_MAX chars goes in uncounted. Every byte is written
 // before it is handed out. Refs: benchmark/build-message.js, benchmark/RESULTS.md
 const POOL_SIZE = 64 * 1024
 const POOL_MAX = 32 * 1024
@@ -43,10 +41,9 @@ const fill = binding === null ? null : binding.fill
 // `ab`: the ArrayBuffer under `buf`, as the addon takes it.
 const slab = { buf: null, ab: null, offset: 0 }
 
-// The header block cache, most recently used first, keyed on private copies
-// compared === afresh on every call: nothing differing from a validated
-// value skips validation. A block is rendered into `spare`, an entry's only
-// once complete.
+// The header block cache, most recently used first, keyed on private copies compared === afresh
+// on every call: nothing differing from a validated value skips validation. A block is rendered
+// into `spare`, an entry's only once complete.
 const CACHE_SIZE = 8
 const BLOCK_MAX = 8 * 1024
 const cache = []
@@ -54,9 +51,8 @@ let spare = null
 let hits = 0
 let misses = 0
 
-// After MISS_STREAK misses in a row (a Content-Length per body) about 1 in
-// 16 is cached, picked by xorshift so that a set repeating on any period
-// still gets in.
+// After MISS_STREAK misses in a row (a Content-Length per body) about 1 in 16 is cached, picked
+// by xorshift so that a set repeating on any period still gets in.
 const MISS_STREAK = 32
 let streak = 0
 let seed = 0x2545f491
@@ -178,8 +174,7 @@ function flatten (snap) {
   return flat
 }
 
-// One string into the addon, not one per field: a Node-API string read
-// costs more than the bytes it copies.
+// One string into the addon, not one per field: a Node-API string read costs more than it copies.
 function joinFields (flat) {
   let fields = ''
   for (let i = 0; i < flat.length; i += 2) fields += flat[i] + '\0' + flat[i + 1] + '\r\n'
@@ -235,10 +230,9 @@ function keep (code, reason, utf8, flat, len) {
   return admit() ? remember(code, reason, utf8, flat, len) : Buffer.from(spare, 0, len)
 }
 
-// A miss with a latin1 head: the whole message in one call (a string body
-// costs less encoded by C than by assemble()), then its head cached, whose
-// length is known: "HTTP/1.1 ddd " + reason + CRLF, per field one byte more
-// than `name NUL value CR LF`, CRLF. Refs: benchmark/build-message.js
+// A miss with a latin1 head: the whole message in one call (a string body costs less encoded by
+// C than by assemble()), then its head cached, whose length is known: "HTTP/1.1 ddd " + reason +
+// CRLF, per field one byte more than `name NUL value CR LF`, CRLF. Refs: benchmark/build-message.js
 function buildNative (code, reason, flat, body, flags) {
   const phrase = phraseOf(code, reason)
   const fields = joinFields(flat)
@@ -328,10 +322,9 @@ function assemble (block, body, flags) {
   return place(block, body, byteLengthOf.call(body), chunked, false)
 }
 
-// A UTF-8 body written uncounted into the slab's free part: Buffer's
-// writers never write part of a char, so a write that left 4 bytes of room
-// (or had 3 per char) wrote it all. Null, nothing handed out, where it may
-// not fit.
+// A UTF-8 body written uncounted into the slab's free part: Buffer's writers never write part of
+// a char, so a write that left 4 bytes of room (or had 3 per char) wrote it all. Null, nothing
+// handed out, where it may not fit.
 function assembleUtf8 (block, body, chunked) {
   const head = block.length
   const n = body.length
@@ -391,9 +384,7 @@ function place (block, body, len, chunked, latin1) {
 }
 
 function validateValue (name, value) {
-  if (value === undefined) {
-    throw errors.invalidHeaderValue(value, name, buildHttpMessage)
-  }
+  if (value === undefined) throw errors.invalidHeaderValue(value, name, buildHttpMessage)
   if (!isScalar(value)) {
     throw errors.invalidArgType(`headers["${name}"]`, 'of type string or number, or an array of those',
       value, buildHttpMessage)
@@ -410,9 +401,7 @@ function validateEntry (name, value) {
   }
   if (!Array.isArray(value)) {
     validateValue(name, value)
-    return
-  }
-  if (value.length >= 2 && isCookie(name)) {
+  } else if (value.length >= 2 && isCookie(name)) {
     // Node joins unchecked; our type rule applies to each first.
     for (let i = 0; i < value.length; i++) {
       if (!isScalar(value[i])) validateValue(name, value[i])
@@ -426,9 +415,7 @@ function validateEntry (name, value) {
 // Throws the error Node would throw first for writeHead(code, reason,
 // headers) then end(body); `snap` is checked for `headers`' values.
 function validate (statusCode, code, reason, headers, snap, body) {
-  if (code < 100 || code > 999) {
-    throw errors.invalidStatusCode(statusCode, buildHttpMessage)
-  }
+  if (code < 100 || code > 999) throw errors.invalidStatusCode(statusCode, buildHttpMessage)
   if (reason !== undefined && reason !== null) {
     if (typeof reason !== 'string') {
       throw errors.invalidArgType('reason', 'of type string', reason, buildHttpMessage)
@@ -438,9 +425,7 @@ function validate (statusCode, code, reason, headers, snap, body) {
     }
   }
   if (snap === null) {
-    if (Array.isArray(headers)) {
-      throw errors.invalidArgValue('headers', headers, buildHttpMessage)
-    }
+    if (Array.isArray(headers)) throw errors.invalidArgValue('headers', headers, buildHttpMessage)
     throw errors.invalidArgType('headers', 'an array or an object', headers, buildHttpMessage)
   }
   for (let i = 0; i < snap.length; i += 2) validateEntry(snap[i], snap[i + 1])
@@ -481,8 +466,7 @@ function buildHttpMessage (statusCode, reason, headers, body, options) {
     if (binding !== null) {
       const out = utf8 ? renderUtf8Native(code, why, flat) : buildNative(code, why, flat, body, flags)
       if (typeof out !== 'number') return utf8 ? assemble(out, body, flags) : out
-      // validate() throws Node's error by the same rules
-      // (test/build-errors.test.js); should they disagree, nothing goes out.
+      // validate() throws Node's error by C's rules (test/build-errors.test.js); else nothing goes out.
       validate(statusCode, code, reason, headers, snap, body)
       throw errors.rejected(out, buildHttpMessage)
     }

@@ -3,7 +3,7 @@
 // The one place that picks end()'s path; checks name what of Node's _http_outgoing.js they mirror.
 
 const { Buffer } = require('node:buffer')
-const util = require('node:util')
+const { isUint8Array } = require('node:util/types')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
 const {
@@ -22,7 +22,6 @@ function maxBodySize () {
   return options.maxBodySize
 }
 
-const { isUint8Array } = util.types
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
 const intrinsic = name => Object.getOwnPropertyDescriptor(typedArrayProto, name).get
 const viewBuffer = intrinsic('buffer')

@@ -1,7 +1,6 @@
 'use strict'
 
-// The public API. Loads neither node:http nor the addon until needed, so
-// that the preload can wait for the application to load http.
+// The public API; loads neither node:http nor the addon until needed, so the preload can wait for http.
 
 const util = require('node:util')
 const { disabledByEnv, reportWanted } = require('./env.js')
@@ -116,9 +115,8 @@ function installWhereItRuns (explicit) {
   }
 }
 
-// The probe child answered, or gave none (the shim then probes here). A
-// response begun on Node's path meets the shim at its next call, which
-// decides from its state (test/startup-cache.test.js).
+// The probe child answered, or gave none (the shim then probes here). A response begun on Node's
+// path meets the shim at its next call, which decides from its state (test/startup-cache.test.js).
 function onProbeAnswer () {
   countWhilePending(false)
   if (!wanted || installedNow()) return
@@ -162,8 +160,7 @@ function install (options = {}) {
     throw new TypeError('The "options" argument must be of type object')
   }
   const max = options.maxBodySize
-  if (max !== undefined &&
-      (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0)) {
+  if (max !== undefined && (!Number.isSafeInteger(max) || max < 0)) {
     const err = new RangeError('The "options.maxBodySize" argument must be a non-negative safe integer. Received ' + util.inspect(max))
     err.code = 'ERR_OUT_OF_RANGE'
     throw err

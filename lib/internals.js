@@ -1,10 +1,9 @@
 'use strict'
 
-// Node internals the shim reads, resolved once by feature detection; null
-// when any is missing ('unsupported-node'). What this file builds is never
-// an object of a class the server builds too, of a shape of its own: V8
-// would turn Node's shared stores megamorphic (benchmark/RESULTS.md, "what
-// a response that falls back costs").
+// Node internals the shim reads, resolved once by feature detection; null when any is missing
+// ('unsupported-node'). What this file builds is never an object of a class the server builds
+// too, of a shape of its own: V8 would turn Node's shared stores megamorphic (benchmark/RESULTS.md,
+// "what a response that falls back costs").
 
 const http = require('node:http')
 const net = require('node:net')
@@ -17,26 +16,22 @@ const node24 = require('./protocol/node24.js')
 
 const debug = util.debuglog('http-oneshot')
 
-// Methods Node's end() reaches through `this` and the native path does not
-// call: a response on which one was replaced falls back.
+// Node's end() calls these through `this`, the native path does not: one replaced means a fallback.
 const RES_METHODS = ['writeHead', '_implicitHeader', '_storeHeader', '_send', '_writeRaw', '_flushOutput']
 
 // Socket methods whose calls the native path reshapes (one write instead of
 // a corked pair): an instrumented socket sees Node's own call pattern.
 const SOCKET_METHODS = nodeMethodsOf.METHODS.Socket
 
-// A ServerResponse's private symbols on Node 20 to 22; any other, but the
-// found protocol's, turns the shim off.
+// A ServerResponse's private symbols on Node 20 to 22; any other but the protocol's turns the shim off.
 const KNOWN_SYMBOLS = [
-  'shapeMode', 'kCapture', 'kBytesWritten', 'kNeedDrain', 'corked', 'kOutHeaders',
-  'errored', 'kHighWaterMark', 'kRejectNonStandardBodyWrites',
-  'kChunkedBuffer', 'kChunkedLength', 'kSocket'
+  'shapeMode', 'kCapture', 'kBytesWritten', 'kNeedDrain', 'corked', 'kOutHeaders', 'errored',
+  'kHighWaterMark', 'kRejectNonStandardBodyWrites', 'kChunkedBuffer', 'kChunkedLength', 'kSocket'
 ]
 // Node 24.21+ and 26.8+ (lib/protocol/node24.js); kLenientCache from 26.12.
 const NODE24_SYMBOLS = ['kWritableFinished', 'kEndCallbacks', 'kFlushError', 'kLenientCache']
 
-// The class of ERR_STREAM_DESTROYED('end'), which Node 24's onFinish()
-// reports for a socket gone without an error.
+// ERR_STREAM_DESTROYED('end')'s class: Node 24's onFinish() reports it for a socket gone quietly.
 let DestroyedError = null
 function learnDestroyedError () {
   const state = new stream.Writable.WritableState({}, null, false)
@@ -62,10 +57,9 @@ function accessorOf (proto, key) {
   return undefined
 }
 
-// The Writable state's bit field and its needDrain bit, which the shim
-// reads instead of Node's getters (megamorphic loads); null unless a plain
-// net.Socket reads `destroyed`, `writable` and `writableNeedDrain` through
-// Duplex's accessors, so that the needDrain bit says all.
+// The Writable state's bit field and its needDrain bit, which the shim reads instead of Node's
+// getters (megamorphic loads); null unless a plain net.Socket reads `destroyed`, `writable` and
+// `writableNeedDrain` through Duplex's accessors, so that the needDrain bit says all.
 function learnWritableState () {
   const state = new stream.Writable.WritableState({}, null, false)
   const kState = findSymbol(state, 'kState')
@@ -90,15 +84,9 @@ function learnWritableState () {
   return Object.freeze({ kState, needDrain, Socket: net.Socket, handleGetter: handleAccessor.get })
 }
 
-// Symbols learnt from the first real response and socket (see the top);
-// until then the shim reads Node's getters and writes through
-// socket.write(). kLastWriteQueueSize: kept by a partial direct write.
-const learned = {
-  pending: true,
-  kUniqueHeaders: null,
-  kHandle: null,
-  kLastWriteQueueSize: null
-}
+// Symbols learnt from the first real response and socket (see the top); until then the shim reads
+// Node's getters and writes through socket.write(). kLastWriteQueueSize: kept by a partial direct write.
+const learned = { pending: true, kUniqueHeaders: null, kHandle: null, kLastWriteQueueSize: null }
 
 function learn (res) {
   const socket = res.socket
@@ -202,8 +190,6 @@ function writeProtocolOf (probedWrite, { kNeedDrain, kChunkedBuffer, kChunkedLen
   return null
 }
 
-const PROBE_REQUEST = { method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 }
-
 // The probe's answer, or null for an end() protocol or shape the shim does not know.
 function probedNode (SR, OM) {
   const probed = storedAnswer() ?? require('./protocol/probe.js').probeIsolated({
@@ -254,7 +240,7 @@ function resolve () {
   const own = ownCheck(probed.sources ?? null, nodeMethodsOf.found)
 
   // Built as the server builds each response (see the top).
-  const probe = new SR(PROBE_REQUEST)
+  const probe = new SR({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 })
   const symbols = symbolsOf(probe)
   if (symbols.kOutHeaders === null || symbols.kCorked === null) return null
   const methods = nodeMethods(SR, OM, own)

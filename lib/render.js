@@ -1,15 +1,12 @@
 'use strict'
 
-// Renders the header block as ServerResponse#writeHead and
-// OutgoingMessage#_storeHeader do, side effects included, and keeps the
-// last few blocks in C (binding.cacheSet): a response equal to an earlier one
-// reuses their checked bytes. A block is keyed on all its bytes depend on
-// (stateOf(), the Date's second); its Content-Length value is a hole each
-// response fills with digits C checks: validation is not repeated, never
-// skipped.
+// Renders the header block as ServerResponse#writeHead and OutgoingMessage#_storeHeader do, side
+// effects included, and keeps the last few in C (binding.cacheSet), keyed on all their bytes depend
+// on (stateOf(), the Date's second). Its Content-Length value is a hole each response fills with
+// digits C checks: validation is not repeated, never skipped.
 
 const http = require('node:http')
-const util = require('node:util')
+const { isProxy } = require('node:util/types')
 const binding = require('./binding.js')
 const internals = require('./internals.js')
 const { FAST_MAX, observe, isWide, forgetWide } = require('./headers.js')
@@ -18,8 +15,7 @@ const { REASON, INVALID_HEADER_CHAR, isBodylessStatus, valueReason } = require('
 const { TOKEN } = require('./header-rules.js')
 const { statusLine, fieldLine, fieldStart, LINE_END } = require('./head.js')
 
-// One block of the header-block cache: its key, its C slot and the one
-// memory of its Content-Length.
+// One block of the header-block cache: its key, its C slot and the one memory of its Content-Length.
 function Entry () {
   this.slot = -1
   this.code = 0
@@ -80,7 +76,6 @@ Entry.prototype.forgetLength = function forgetLength () {
 }
 
 const { STATUS_CODES } = http
-const { isProxy } = util.types
 const ObjectPrototype = Object.prototype
 // hasOwnProperty.call(obj, key) inside for-in is an enumeration-cache check.
 const { hasOwnProperty } = ObjectPrototype
@@ -174,8 +169,7 @@ function renderTail (res, hasDate) {
   tail.last = last
 }
 
-// One header as processHeader() renders it: cookie and uniqueHeaders arrays
-// join with '; '.
+// One header as processHeader() renders it: cookie and uniqueHeaders arrays join with '; '.
 function renderEntry (res, key, name, value, isLength) {
   if (Array.isArray(value)) {
     tail.cacheable = false
@@ -290,17 +284,22 @@ function store (res, miss) {
   }
   e.names.length = n
   e.values.length = n
-  e.lengthAt = lengthAt
-  e.chunked = chunked
   e.teAt = miss.teAt
   e.state = stateOf(res)
   e.keepAliveTimeout = res._keepAliveTimeout
   e.maxRequests = res._maxRequestsPerSocket
   e.hasDate = miss.hasDate
   e.date = tail.date
-  e.setBlock(tail.prefix, suffix)
   // Keep-alive without a removed Connection header leaves _last as it was.
-  e.last = (e.state & 6) === 4 ? null : tail.last
+  return setRendered(e, miss, suffix, (e.state & 6) === 4 ? null : tail.last)
+}
+
+// `e` now holds the block just rendered (`tail`).
+function setRendered (e, miss, suffix, last) {
+  e.setBlock(tail.prefix, suffix)
+  e.lengthAt = miss.lengthAt
+  e.chunked = miss.chunked
+  e.last = last
   e.lines = tail.lines
   return e
 }
@@ -326,9 +325,7 @@ function applyBlock (res, code, message, ownMessage, block, value) {
   if (kLenientCache !== null && res[kLenientCache] === null) res._isLenientHeaderValidation()
 }
 
-// The block writeHead() rendered last, for end(): found by the _header it
-// rendered, so no response is kept here (docs/architecture.md, "The block
-// writeHead() hands to end()").
+// Found by its _header, not the response: docs/architecture.md, "The block writeHead() hands to end()".
 let handed = null
 
 /**
@@ -351,15 +348,7 @@ function takeBlock (res) {
 }
 
 function applyRendered (res, miss, value, entry) {
-  let block = entry
-  if (entry === null) {
-    block = uncached
-    block.setBlock(tail.prefix, tail.head + LINE_END)
-    block.lengthAt = miss.lengthAt
-    block.last = tail.last
-    block.lines = tail.lines
-    block.chunked = miss.chunked
-  }
+  const block = entry ?? setRendered(uncached, miss, tail.head + LINE_END, tail.last)
   applyBlock(res, miss.code, miss.message, miss.ownMessage, block, value)
   tail.head = ''
   tail.prefix = null
@@ -369,8 +358,6 @@ function applyRendered (res, miss, value, entry) {
 function clearScratch (n) {
   for (let i = 0; i < n; i++) values[i] = undefined
 }
-
-// --- Fresh responses: end() renders what setHeader() stored ---------------
 
 /**
  * Renders as writeHead(statusCode) and _storeHeader() do for a fresh
@@ -394,8 +381,6 @@ function renderFresh (res, length) {
       observe(c.n, headers)
       return c
     }
-    // Object.keys(): faster than for-in on a dictionary-mode store.
-    // Refs: benchmark/instructions.js (headers20, express3)
     n = collectStored(headers)
     lengthAt = found.lengthAt
     hasDate = found.hasDate
@@ -436,10 +421,9 @@ function sameHeader (c, i, key, entry) {
   return true
 }
 
-// A fast-mode store (FAST_MAX, a WideStore) is walked with for-in, read
-// through the enumeration cache (a keyed load went megamorphic); a larger one
-// is a dictionary, listed faster by Object.keys().
-// Refs: benchmark/instructions.js (express3, headers20), benchmark/RESULTS.md
+// A fast-mode store (FAST_MAX, a WideStore) is walked with for-in, read through the enumeration
+// cache (a keyed load went megamorphic); a larger one is a dictionary, listed faster by
+// Object.keys(). Refs: benchmark/instructions.js (express3, headers20), benchmark/RESULTS.md
 function sameStore (c, headers, value) {
   const n = c.n
   let i = 0
@@ -520,12 +504,10 @@ function collectStored (headers) {
 
 // --- writeHead(status, obj) ------------------------------------------------
 
-// The arguments for Node's writeHead() once walkHeaders() stopped reading:
-// values read as data, getters for the rest, so each is read once (the
-// getter of `pending` throws `error` again). Values are assigned: a
-// descriptor per key gives V8 a new map per property and response
-// (benchmark/RESULTS.md, "a header only Node renders"); a key
-// Object.prototype has (`__proto__`) would not become an own property so.
+// Node's writeHead() arguments once walkHeaders() stopped reading: values read as data, getters
+// for the rest (`pending`'s throws `error` again), so each is read once. Values are assigned: a
+// descriptor per key gives V8 a new map per property and response (benchmark/RESULTS.md, "a
+// header only Node renders"); a key Object.prototype has (`__proto__`) would not become own so.
 function handOver (obj, reason, read, count, pending, error) {
   tail.head = ''
   tail.prefix = null
@@ -571,6 +553,12 @@ function arrayRenderable (value) {
   return true
 }
 
+const SPECIAL_NAMES = new Set([
+  'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'trailer', 'expect',
+  'content-disposition'
+])
+
+// The lowercase name where _storeHeader() treats it apart, else ''; the lengths are theirs.
 function specialName (key) {
   const length = key.length
   if (length !== 4 && length !== 6 && length !== 7 && length !== 10 && length !== 14 &&
@@ -578,18 +566,7 @@ function specialName (key) {
     return ''
   }
   const lower = key.toLowerCase()
-  switch (lower) {
-    case 'content-length':
-    case 'date':
-    case 'connection':
-    case 'keep-alive':
-    case 'transfer-encoding':
-    case 'trailer':
-    case 'expect':
-    case 'content-disposition':
-      return lower
-  }
-  return ''
+  return SPECIAL_NAMES.has(lower) ? lower : ''
 }
 
 // Connection, Keep-Alive, Trailer, Expect, Content-Disposition: Node's.
@@ -610,8 +587,8 @@ const nodeOnlyKey = key => nodeOnly(specialName(key))
 // Without a key of Content-Length's length an unchunkable response is Node's.
 const lengthLikeKey = key => key.length === 14
 
-// The headers read so far: the entry holding them all (or null), the last
-// that did, and whether they were checked (else they are its).
+// The headers read so far: the entry holding them all (or null), the last that did, and whether
+// they were checked (else they are its).
 const scan = { lengthAt: -1, teAt: -1, entry: null, last: null, checked: false }
 
 function startScan (first) {
@@ -627,8 +604,7 @@ function framingOfLast (n) {
   scan.teAt = scan.last.teAt < n ? scan.last.teAt : -1
 }
 
-// _storeHeader()'s checks on header `i`. False: Node renders (and may throw)
-// from this header on.
+// _storeHeader()'s checks on header `i`. False: Node renders (and may throw) from this header on.
 function headerRenderable (i, key, value, chunkable) {
   const special = specialName(key)
   if (nodeOnly(special)) return false
@@ -672,9 +648,8 @@ function fastWriteHead (res, statusCode, reason, obj) {
   }
 }
 
-// A body-carrying status (on any method: the user's Content-Length frames
-// it, so a HEAD block is a GET block) and a plain object of string, number
-// or array values, with Content-Length or chunked.
+// A body-carrying status (on any method: the user's Content-Length frames it, so a HEAD block is
+// a GET block) and a plain object of string, number or array values, with Content-Length or chunked.
 function writeHeadObject (res, statusCode, reason, obj) {
   const message = res[kOutHeaders] === null ? reasonPhrase(res, statusCode, reason) : null
   if (message === null ||
@@ -694,12 +669,11 @@ function framingOf (res, code) {
   return WRITE_HEAD | (chunkable ? CHUNKABLE : 0) | (handLength(res, code) ? APPENDABLE : 0)
 }
 
-// One pass in _storeHeader()'s order (for-in, as Node's: a Proxy on the
-// chain sees the same), each value read once: headers equal to a cached
-// entry's were checked when it was stored; from the first that differs each
-// is checked before the next is read, as Node throws at the first bad one.
-// While they are the first entry's, names[]/values[] wait (`copied`). One
-// function (docs/architecture.md, "The inlining budget").
+// One pass in _storeHeader()'s order (for-in, as Node's: a Proxy on the chain sees the same), each
+// value read once: headers equal to a cached entry's were checked when it was stored; from the
+// first that differs each is checked before the next is read, as Node throws at the first bad one.
+// names[]/values[] wait while they are the first entry's (`copied`). One function:
+// docs/architecture.md, "The inlining budget".
 function walkHeaders (res, code, message, reason, obj, shape) {
   let e = findEntry(code, message, -1, 0, shape)
   if (e === null && (INVALID_HEADER_CHAR.test(message) || someKey(obj, nodeOnlyKey))) return false
@@ -797,8 +771,7 @@ function missFramed (n, shape) {
   return scan.lengthAt !== -1 || shape !== WRITE_HEAD
 }
 
-// A length set by hand before writeHead() (@hono/node-server), which
-// _storeHeader() appends.
+// A length set by hand before writeHead() (@hono/node-server), which _storeHeader() appends.
 function handLength (res, code) {
   return code !== 204 && code !== 304 && res._hasBody === true && res._removedContLen === false &&
     res.useChunkedEncodingByDefault === true && typeof res._contentLength === 'number' &&
@@ -913,9 +886,8 @@ function writeHeadStored (res, code, message, ownMessage, headers) {
   return typeof renderMiss(res, miss, undefined) !== 'string'
 }
 
-// The block for headers no entry holds: a store's (`keyed`), checked here,
-// or those walkHeaders() and readPairs() checked. `miss`: code, message,
-// ownMessage, n, lengthAt, hasDate, chunked, teAt, shape, keyed.
+// The block for headers no entry holds: a store's (`keyed`), checked here, or those
+// walkHeaders() and readPairs() checked.
 function renderMiss (res, miss, length) {
   const { code, n, lengthAt, chunked } = miss
   tail.head = statusLine(code, miss.message)
@@ -938,8 +910,7 @@ function renderMiss (res, miss, length) {
     }
   }
   renderTail(res, miss.hasDate)
-  // No hole without a body (HEAD, 204, 304); freshReason() and handLength()
-  // excluded a removed Content-Length.
+  // No hole without a body (HEAD, 204, 304); freshReason() and handLength() excluded a removed one.
   if (chunked) {
     if (miss.teAt === -1) {
       tail.head += CHUNKED_FRAMING
@@ -963,12 +934,9 @@ function renderMiss (res, miss, length) {
   return block
 }
 
-// --- writeHead(status, array) ----------------------------------------------
-
-// writeHead() with flat `[name, value, ...]` or nested `[[name, value]]`
-// pairs (srvx, h3), rendered as _storeHeader() renders an object's entries,
-// duplicates kept. A refusal leaves Node's writeHead() to read the elements
-// again. Refs: test/array-headers.test.js
+// writeHead() with flat `[name, value, ...]` or nested `[[name, value]]` pairs (srvx, h3), rendered
+// as _storeHeader() renders an object's entries, duplicates kept. A refusal leaves Node's
+// writeHead() to read the elements again. Refs: test/array-headers.test.js
 function writeHeadArray (res, statusCode, reason, headers) {
   if (res[kOutHeaders] !== null || isProxy(headers)) return false
   const message = reasonPhrase(res, statusCode, reason)
@@ -1003,8 +971,7 @@ function writeHeadArray (res, statusCode, reason, headers) {
   return true
 }
 
-// The pairs into names[]/values[] (`headers.length` read each time, as
-// _storeHeader()); -1 for Node's writeHead().
+// The pairs into names[]/values[] (`headers.length` read each time, as _storeHeader()); -1: Node's.
 function readPairs (headers, nested, code, message, first, shape) {
   startScan(first)
   let i = 0
