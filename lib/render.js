@@ -553,12 +553,9 @@ function arrayRenderable (value) {
   return true
 }
 
-const SPECIAL_NAMES = new Set([
-  'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'trailer', 'expect',
-  'content-disposition'
-])
-
 // The lowercase name where _storeHeader() treats it apart, else ''; the lengths are theirs.
+// A switch, not a Set: a Set hashes (and V8 internalizes) each lowercased name, 1.3k more
+// instructions per request (benchmark/RESULTS.md, "the switch in specialName()").
 function specialName (key) {
   const length = key.length
   if (length !== 4 && length !== 6 && length !== 7 && length !== 10 && length !== 14 &&
@@ -566,7 +563,18 @@ function specialName (key) {
     return ''
   }
   const lower = key.toLowerCase()
-  return SPECIAL_NAMES.has(lower) ? lower : ''
+  switch (lower) {
+    case 'content-length':
+    case 'date':
+    case 'connection':
+    case 'keep-alive':
+    case 'transfer-encoding':
+    case 'trailer':
+    case 'expect':
+    case 'content-disposition':
+      return lower
+  }
+  return ''
 }
 
 // Connection, Keep-Alive, Trailer, Expect, Content-Disposition: Node's.
