@@ -12,8 +12,8 @@ const path = require('node:path')
 const { parseArgs, runMain, list, positiveIntegers } = require('./lib/args.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
-const { runInterleaved, printRound, busy } = require('./lib/measure.js')
-const { median, min, max, welch } = require('./lib/stats.js')
+const { runInterleaved, printRound, summarizeRate } = require('./lib/measure.js')
+const { welch } = require('./lib/stats.js')
 
 const ROOT = path.join(__dirname, '..')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -70,19 +70,7 @@ async function main () {
         onResult: (mode, round, r) => printRound(mode, round, r, mode === 'native' && round === 0)
       })
       const summary = {}
-      for (const mode of ['legacy', 'native']) {
-        const rps = runs[mode].map((r) => r.rps)
-        const cpu = runs[mode].map((r) => r.cpuPerReq)
-        summary[mode] = {
-          rps,
-          cpu,
-          median: median(rps),
-          min: min(rps),
-          max: max(rps),
-          cpuMedian: median(cpu),
-          busyMedian: median(rps.map((r, i) => busy(r, cpu[i])))
-        }
-      }
+      for (const mode of ['legacy', 'native']) summary[mode] = summarizeRate(runs[mode])
       const result = {
         app,
         route,

@@ -24,8 +24,8 @@ const { parseArgs, runMain } = require('./lib/args.js')
 const { SERVER_DEFAULTS, LOAD_DEFAULTS, checkConfig, parseModes, serverArgs, describe, bodyless } = require('./lib/config.js')
 const { canPin } = require('./lib/cpu.js')
 const { loadTool } = require('./lib/load.js')
-const { runInterleaved, describeShim, formatRate, busy } = require('./lib/measure.js')
-const { median, min, max, welch } = require('./lib/stats.js')
+const { runInterleaved, describeShim, formatRate, summarizeRate } = require('./lib/measure.js')
+const { median, welch } = require('./lib/stats.js')
 
 const COMPARE_DEFAULTS = Object.freeze({
   ...SERVER_DEFAULTS,
@@ -43,16 +43,8 @@ const MATRIX_ROUNDS = 3
 const MATRIX_DURATION = 3
 
 function summarize (runs) {
-  const rps = runs.map((r) => r.rps)
-  const cpu = runs.map((r) => r.cpuPerReq)
   return {
-    rps,
-    cpu,
-    median: median(rps),
-    min: min(rps),
-    max: max(rps),
-    cpuMedian: median(cpu),
-    busyMedian: median(rps.map((r, i) => busy(r, cpu[i]))),
+    ...summarizeRate(runs),
     p99Median: median(runs.map((r) => r.p99)),
     // The server's request-to-request time per connection (gaps=1), ms.
     gaps: runs.every((r) => r.shim !== null && r.shim.gaps !== undefined)

@@ -6,6 +6,7 @@
 const { startServer } = require('./child.js')
 const { cpuTimeMicros } = require('./cpu.js')
 const { runLoad } = require('./load.js')
+const { median, min, max } = require('./stats.js')
 
 /**
  * @param {object} options
@@ -146,6 +147,28 @@ function formatRate (rps, cpuPerReq) {
     `  ${Math.round(100 * busy(rps, cpuPerReq)).toString().padStart(3)}% busy`
 }
 
+/**
+ * The figures of one mode's rounds every table prints: req/s and CPU per
+ * request, each round's and their medians, and the median busy share.
+ *
+ * @param {object[]} runs measureRound results
+ * @returns {object}
+ */
+function summarizeRate (runs) {
+  const rps = runs.map((r) => r.rps)
+  const cpu = runs.map((r) => r.cpuPerReq)
+  return {
+    rps,
+    cpu,
+    median: median(rps),
+    min: min(rps),
+    max: max(rps),
+    cpuMedian: median(cpu),
+    busyMedian: median(rps.map((r, i) => busy(r, cpu[i])))
+  }
+}
+
 module.exports.runInterleaved = runInterleaved
+module.exports.summarizeRate = summarizeRate
 module.exports.formatRate = formatRate
 module.exports.busy = busy
