@@ -554,8 +554,8 @@ function arrayRenderable (value) {
 }
 
 // The lowercase name where _storeHeader() treats it apart, else ''; the lengths are theirs.
-// A switch, not a Set: a Set hashes (and V8 internalizes) each lowercased name, 1.3k more
-// instructions per request (benchmark/RESULTS.md, "the switch in specialName()").
+// A switch, not a Set: a Set hashes (and V8 internalizes) each lowercased name
+// (benchmark/RESULTS.md, "The switch in specialName()").
 function specialName (key) {
   const length = key.length
   if (length !== 4 && length !== 6 && length !== 7 && length !== 10 && length !== 14 &&
