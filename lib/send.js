@@ -347,7 +347,10 @@ function writeUnsent (socket, handle, data, onWrite, unsent) {
     directStats.partial++
     countDirect(handle, direct)
   }
-  if (failed === 0) {
+  if (direct > 0 && typeof data !== 'string') {
+    // A Buffer's rest goes on as a Buffer write does, without an encoding.
+    socket.write(data, onWrite)
+  } else if (failed === 0) {
     socket.write(data, 'latin1', onWrite)
   } else {
     reportingWrites(handle, failed, data.length, () => socket.write(data, 'latin1', onWrite))
