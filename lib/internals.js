@@ -21,7 +21,7 @@ const RES_METHODS = ['writeHead', '_implicitHeader', '_storeHeader', '_send', '_
 
 // Socket methods whose calls the native path reshapes (one write instead of
 // a corked pair): an instrumented socket sees Node's own call pattern.
-const SOCKET_METHODS = nodeMethodsOf.METHODS.Socket
+const SOCKET_METHODS = ['write', 'cork', 'uncork', '_write', '_writev', '_writeGeneric']
 
 // A ServerResponse's private symbols on Node 20 to 22; any other but the protocol's turns the shim off.
 const KNOWN_SYMBOLS = [
@@ -230,6 +230,24 @@ function nodeMethods (SR, OM, own) {
   return { resMethods, socketMethods }
 }
 
+// What lib/socket-close.js stands in for (assignSocket(), detachSocket()) and what Node's would call
+// (the socket's and the legacy Stream's on() and removeListener()), with the fingerprint of the on()
+// a server puts on each socket; null unless all are Node's, as the probe child saw them.
+function closeMethodsOf (known, own) {
+  const res = http.ServerResponse.prototype
+  const socket = net.Socket.prototype
+  const methods = {
+    assignSocket: own('ServerResponse.assignSocket', res.assignSocket),
+    detachSocket: own('ServerResponse.detachSocket', res.detachSocket),
+    socketOn: own('Socket.on', socket.on),
+    socketRemoveListener: own('Socket.removeListener', socket.removeListener),
+    streamOn: own('Stream.on', stream.prototype.on),
+    streamRemoveListener: own('Stream.removeListener', stream.prototype.removeListener),
+    serverSocketOn: typeof known?.['Socket.listenerWrap'] === 'string' ? known['Socket.listenerWrap'] : null
+  }
+  return Object.values(methods).includes(null) ? null : Object.freeze(methods)
+}
+
 function resolve () {
   const SR = http.ServerResponse
   const OM = http.OutgoingMessage
@@ -277,6 +295,7 @@ function resolve () {
       ? own('OutgoingMessage._isLenientHeaderValidation', OM.prototype._isLenientHeaderValidation)
       : undefined,
     ...methods,
+    closeMethods: closeMethodsOf(probed.sources ?? null, own),
     Socket: net.Socket,
     nodeDate
   })

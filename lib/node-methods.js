@@ -10,9 +10,12 @@ const toString = Function.prototype.toString
 // By the prototype they are read from, as a response resolves them.
 const METHODS = {
   ServerResponse: ['end', 'writeHead', 'write', 'uncork', 'setHeader', '_implicitHeader',
-    '_storeHeader', '_send', '_writeRaw', '_flushOutput', '_finish', '_isLenientHeaderValidation'],
+    '_storeHeader', '_send', '_writeRaw', '_flushOutput', '_finish', '_isLenientHeaderValidation',
+    'assignSocket', 'detachSocket'],
   OutgoingMessage: ['end', 'write', 'uncork', 'setHeader', '_storeHeader', '_isLenientHeaderValidation'],
-  Socket: ['write', 'cork', 'uncork', '_write', '_writev', '_writeGeneric']
+  Socket: ['write', 'cork', 'uncork', '_write', '_writev', '_writeGeneric', 'on', 'removeListener'],
+  // What a server socket's on() and removeListener() call: the legacy Stream's, EventEmitter's.
+  Stream: ['on', 'removeListener']
 }
 
 // The wrappers ({ key, fn }) lib/internals.js found in Node's place.
@@ -28,7 +31,8 @@ function prototypes () {
   return {
     ServerResponse: http.ServerResponse.prototype,
     OutgoingMessage: http.OutgoingMessage.prototype,
-    Socket: require('node:net').Socket.prototype
+    Socket: require('node:net').Socket.prototype,
+    Stream: require('node:stream').prototype
   }
 }
 
@@ -39,7 +43,18 @@ function sources () {
   for (const owner of Object.keys(METHODS)) {
     for (const name of METHODS[owner]) out[owner + '.' + name] = fingerprint(protos[owner][name])
   }
+  out['Socket.listenerWrap'] = fingerprint(serverSocketOn())
   return out
+}
+
+// The on() a server puts on each socket it serves (_http_server.js, connectionListenerInternal()),
+// read from a socket never connected. Only in the probe child: an agent would see the 'connection'.
+function serverSocketOn () {
+  const socket = new (require('node:net').Socket)()
+  require('node:http').createServer().emit('connection', socket)
+  const on = Object.hasOwn(socket, 'on') ? socket.on : null
+  socket.destroy()
+  return on
 }
 
 /**
@@ -116,4 +131,4 @@ function locate (fn) {
   return where
 }
 
-module.exports = { METHODS, prototypes, sources, isNodes, describe, holder, locate, found }
+module.exports = { METHODS, prototypes, sources, isNodes, fingerprint, describe, holder, locate, found }

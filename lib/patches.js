@@ -158,7 +158,8 @@ function put (owner, name, fn) {
  * Puts the package's methods on ServerResponse.prototype, each only over
  * Node's own (_storeHeader() beneath another module's writeHead(); write()
  * and uncork() where the probe found their chunked write; setHeader() per
- * lib/headers.js). Idempotent; a no-op where the native path cannot run.
+ * lib/headers.js; assignSocket() and detachSocket() per lib/socket-close.js). Idempotent; a no-op
+ * where the native path cannot run.
  */
 function install () {
   if (active) return
@@ -179,6 +180,12 @@ function install () {
   if (internals.chunkedWrite && res.write === internals.write) put(res, 'write', shim.write)
   if (internals.chunkedUncork && res.uncork === internals.uncork) put(res, 'uncork', shim.uncork)
   require('./decide.js').setEndMethods(res.uncork, res._storeHeader)
+  const socketClose = require('./socket-close.js')
+  if (socketClose.applies && res.assignSocket === internals.closeMethods.assignSocket &&
+      res.detachSocket === internals.closeMethods.detachSocket) {
+    put(res, 'assignSocket', socketClose.assignSocket)
+    put(res, 'detachSocket', socketClose.detachSocket)
+  }
   if (headers.applies) {
     const putSetHeader = () => {
       if (!installed.has('setHeader') && res.setHeader === internals.setHeader) {

@@ -7,7 +7,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
-const FORMAT = 2
+const FORMAT = 3
 const PROTOCOLS = [null, 'node20', 'node24']
 
 // FNV-1a, two 32-bit lanes: a file name and a fingerprint, not a defence

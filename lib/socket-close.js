@@ -1,0 +1,93 @@
+'use strict'
+
+// ServerResponse#assignSocket() and #detachSocket() as Node's, with the response's 'close' listener
+// on the socket added and removed in place: socket._events goes through the states Node's on() and
+// removeListener() leave, without their calls (about 1k instructions per response on 24 and 26:
+// benchmark/RESULTS.md, "The response's 'close' listener in place"). Any other state, or any method
+// on the way that is not Node's, and Node's own methods run.
+
+const stream = require('node:stream')
+const internals = require('./internals.js')
+const { fingerprint } = require('./node-methods.js')
+
+const nodes = internals === null ? null : internals.closeMethods
+const socketProto = require('node:net').Socket.prototype
+const EventEmitter = require('node:events')
+
+// Node's onServerResponseClose(), and the symbol its listener arrays carry (26: events.emitting,
+// 0 when not emitting; null on lines without), both learned from Node's first assignSocket().
+let listener = null
+let kEmitting = null
+// The on() per socket (a closure each) -> whether it is the one Node's server puts there.
+const serverOns = new WeakMap()
+// Listeners added and removed in place (test/socket-close.test.js).
+const counts = { added: 0, removed: 0 }
+
+function isServerOn (on) {
+  let known = serverOns.get(on)
+  if (known === undefined) {
+    known = fingerprint(on) === nodes.serverSocketOn
+    serverOns.set(on, known)
+  }
+  return known
+}
+
+// Whether socket.on('close', fn) would run Node's EventEmitter#on() and nothing else.
+function addsPlainly (socket, events) {
+  const on = socket.on
+  return events !== undefined && events.newListener === undefined && socket._maxListeners === undefined &&
+    socketProto.on === nodes.socketOn && stream.prototype.on === nodes.streamOn &&
+    (on === nodes.socketOn || (socket.parser && isServerOn(on))) && EventEmitter.defaultMaxListeners !== 1
+}
+
+function assignSocket (socket) {
+  const events = socket._events
+  if (listener === null || socket._httpMessage || typeof events?.close !== 'function' ||
+      !addsPlainly(socket, events)) {
+    return listener === null ? learn(this, socket) : nodes.assignSocket.call(this, socket)
+  }
+  socket._httpMessage = this
+  const list = [events.close, listener]
+  if (kEmitting !== null) list[kEmitting] = 0
+  events.close = list
+  counts.added++
+  this.socket = socket
+  this.emit('socket', socket)
+  this._flush()
+}
+
+function detachSocket (socket) {
+  const events = socket._events
+  const list = events?.close
+  if (socket._httpMessage !== this || !Array.isArray(list) || list.length !== 2 || list[1] !== listener ||
+      (kEmitting !== null && list[kEmitting] !== 0) || events.removeListener !== undefined ||
+      socket.removeListener !== nodes.socketRemoveListener ||
+      stream.prototype.removeListener !== nodes.streamRemoveListener) {
+    return nodes.detachSocket.call(this, socket)
+  }
+  list.pop()
+  events.close = list[0]
+  counts.removed++
+  socket._httpMessage = null
+  this.socket = null
+}
+
+// Node's assignSocket(), learning what it added where the socket was in the plain state.
+function learn (res, socket) {
+  const events = socket._events
+  const before = events?.close
+  const plain = typeof before === 'function' && addsPlainly(socket, events)
+  const result = nodes.assignSocket.call(res, socket)
+  const list = plain ? events.close : undefined
+  if (socket._events === events && Array.isArray(list) && list.length === 2 &&
+      list[0] === before && list[1].name === 'onServerResponseClose') {
+    const symbols = Object.getOwnPropertySymbols(list)
+    if (symbols.length === 0 || (symbols.length === 1 && list[symbols[0]] === 0)) {
+      kEmitting = symbols.length === 0 ? null : symbols[0]
+      listener = list[1]
+    }
+  }
+  return result
+}
+
+module.exports = { applies: nodes !== null, assignSocket, detachSocket, counts }
