@@ -73,7 +73,8 @@ t.test('install() defines end, writeHead and (where they apply) setHeader, write
       // once a response of more than 16 headers wants one). write() or
       // uncork() too where the probe found Node 20's or Node 24.22's chunked
       // write() (lib/protocol/chunked20.js writeChunk(), chunked24.js flushChunks()).
-      const wrapped = ['end']
+      // assignSocket() and detachSocket() where the probe child saw Node's (lib/socket-close.js).
+      const wrapped = internals.closeMethods !== null ? ['assignSocket', 'detachSocket', 'end'] : ['end']
       if (internals.nullProtoHeaders) wrapped.push('setHeader')
       if (internals.chunkedUncork) wrapped.push('uncork')
       if (internals.chunkedWrite) wrapped.push('write')
@@ -82,6 +83,10 @@ t.test('install() defines end, writeHead and (where they apply) setHeader, write
         'only ServerResponse.prototype.end, writeHead (and setHeader, write, uncork) changed')
       t.equal(wh.value.name, 'writeHead', 'the writeHead wrapper is named writeHead')
       t.equal(wh.value.length, 3, 'the writeHead wrapper takes three arguments, like Node\'s')
+      for (const name of ['assignSocket', 'detachSocket']) {
+        const fn = http.ServerResponse.prototype[name]
+        t.same([fn.name, fn.length], [name, 1], `${name}() named and shaped as Node's`)
+      }
     } else {
       t.strictSame(changed, {}, 'where the native path cannot run, install() changes nothing')
       t.equal(wh.value, before.ServerResponse.get('writeHead').value, 'writeHead stays Node\'s')
