@@ -18,8 +18,10 @@ const EventEmitter = require('node:events')
 // 0 when not emitting; null on lines without), both learned from Node's first assignSocket().
 let listener = null
 let kEmitting = null
-// The on() per socket (a closure each) -> whether it is the one Node's server puts there.
+// The on() per socket (a closure each) -> whether it is the one Node's server puts there; and the
+// last one that was, which holds no socket (a WeakMap lookup costs more than the rest of the check).
 const serverOns = new WeakMap()
+let lastServerOn = null
 // Listeners added and removed in place (test/socket-close.test.js).
 const counts = { added: 0, removed: 0 }
 
@@ -29,15 +31,17 @@ function isServerOn (on) {
     known = fingerprint(on) === nodes.serverSocketOn
     serverOns.set(on, known)
   }
+  if (known) lastServerOn = on
   return known
 }
 
 // Whether socket.on('close', fn) would run Node's EventEmitter#on() and nothing else.
 function addsPlainly (socket, events) {
   const on = socket.on
-  return events !== undefined && events.newListener === undefined && socket._maxListeners === undefined &&
-    socketProto.on === nodes.socketOn && stream.prototype.on === nodes.streamOn &&
-    (on === nodes.socketOn || (socket.parser && isServerOn(on))) && EventEmitter.defaultMaxListeners !== 1
+  return events.newListener === undefined && socket._maxListeners === undefined &&
+    (on === lastServerOn || on === nodes.socketOn || isServerOn(on)) &&
+    (on === nodes.socketOn || socket.parser) && socketProto.on === nodes.socketOn &&
+    stream.prototype.on === nodes.streamOn && EventEmitter.defaultMaxListeners !== 1
 }
 
 function assignSocket (socket) {
