@@ -41,36 +41,57 @@ function addsPlainly (socket, events) {
   return events.newListener === undefined && socket._maxListeners === undefined &&
     (on === lastServerOn || on === nodes.socketOn || isServerOn(on)) &&
     (on === nodes.socketOn || socket.parser) && socketProto.on === nodes.socketOn &&
-    stream.prototype.on === nodes.streamOn && EventEmitter.defaultMaxListeners !== 1
+    stream.prototype.on === nodes.streamOn
+}
+
+// Whether `list` is a listener array no emit() is going through (Node 26 copies it then).
+function idle (list) {
+  return Array.isArray(list) && (kEmitting === null || list[kEmitting] === 0)
+}
+
+// Whether a 'close' listener more leaves Node's limit (its warning) behind: `count` after it.
+function underLimit (count) {
+  const max = EventEmitter.defaultMaxListeners
+  return !(max > 0 && count > max)
 }
 
 function assignSocket (socket) {
   const events = socket._events
-  if (listener === null || socket._httpMessage || typeof events?.close !== 'function' ||
-      !addsPlainly(socket, events)) {
+  const close = events?.close
+  if (listener === null || socket._httpMessage || close === undefined || !addsPlainly(socket, events)) {
     return listener === null ? learn(this, socket) : nodes.assignSocket.call(this, socket)
   }
+  if (typeof close === 'function' && underLimit(2)) {
+    const list = [close, listener]
+    if (kEmitting !== null) list[kEmitting] = 0
+    events.close = list
+  } else if (idle(close) && underLimit(close.length + 1)) {
+    close.push(listener)
+  } else {
+    return nodes.assignSocket.call(this, socket)
+  }
   socket._httpMessage = this
-  const list = [events.close, listener]
-  if (kEmitting !== null) list[kEmitting] = 0
-  events.close = list
   counts.added++
   this.socket = socket
   this.emit('socket', socket)
   this._flush()
 }
 
+// Node's removeListener(): the last entry that is the listener (or wraps it) goes.
 function detachSocket (socket) {
   const events = socket._events
   const list = events?.close
-  if (socket._httpMessage !== this || !Array.isArray(list) || list.length !== 2 || list[1] !== listener ||
-      (kEmitting !== null && list[kEmitting] !== 0) || events.removeListener !== undefined ||
+  if (socket._httpMessage !== this || !idle(list) || events.removeListener !== undefined ||
       socket.removeListener !== nodes.socketRemoveListener ||
       stream.prototype.removeListener !== nodes.streamRemoveListener) {
     return nodes.detachSocket.call(this, socket)
   }
+  let i = list.length - 1
+  while (i >= 0 && list[i] !== listener && list[i].listener !== listener) i--
+  if (i < 0) return nodes.detachSocket.call(this, socket)
+  for (; i + 1 < list.length; i++) list[i] = list[i + 1]
   list.pop()
-  events.close = list[0]
+  if (list.length === 1) events.close = list[0]
   counts.removed++
   socket._httpMessage = null
   this.socket = null
