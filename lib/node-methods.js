@@ -50,11 +50,15 @@ function sources () {
 // The on() a server puts on each socket it serves (_http_server.js, connectionListenerInternal()),
 // read from a socket never connected. Only in the probe child: an agent would see the 'connection'.
 function serverSocketOn () {
-  const socket = new (require('node:net').Socket)()
-  require('node:http').createServer().emit('connection', socket)
-  const on = Object.hasOwn(socket, 'on') ? socket.on : null
-  socket.destroy()
-  return on
+  try {
+    const socket = new (require('node:net').Socket)()
+    require('node:http').createServer().emit('connection', socket)
+    const on = Object.hasOwn(socket, 'on') ? socket.on : null
+    socket.destroy()
+    return on
+  } catch {
+    return null // the rest of the answer stands; lib/socket-close.js stays off
+  }
 }
 
 /**
