@@ -202,8 +202,8 @@ const SHAPES = {
     weight: 1,
     optional: true
   },
-  // Every response falls back and Node renders its header too (a
-  // Connection header): what the shim costs where it does nothing.
+  // Every response falls back at end(), after the shim's writeHead()
+  // rendered a Connection header (once Node's to render, hence the name).
   fallbacknode: {
     label: 'strictContentLength: writeHead(200, {CT, CL, Connection}) + end(\'CCCC\'), Node\'s path',
     config: { strict: 2 },
@@ -211,7 +211,7 @@ const SHAPES = {
     weight: 1,
     optional: true
   },
-  // A header only Node renders (a Connection header), sent by the shim.
+  // A user Connection header (once only Node's renderer's), sent by the shim.
   rendered: {
     label: 'writeHead(200, {CT, CL, Connection}) + end(\'CCCC\')',
     config: { strict: 3 },

@@ -37,7 +37,7 @@ function Entry () {
   this.suffix = ''
   this.lines = 0
   this.last = null // what _last becomes; null keeps it
-  // The Content-Length value of the block last rendered, and that block.
+  this.connection = 0 // a user Connection header's lines: KEEPS_ALIVE, CLOSES
   this.lastValue = undefined
   this.lastHead = ''
   // Whether C's slot holds lastValue's digits: the write then sets the key's
@@ -80,8 +80,12 @@ const ObjectPrototype = Object.prototype
 // hasOwnProperty.call(obj, key) inside for-in is an enumeration-cache check.
 const { hasOwnProperty } = ObjectPrototype
 
-// RE_TE_CHUNKED, lib/_http_outgoing.js.
+// RE_TE_CHUNKED and RE_CONN_CLOSE, lib/_http_outgoing.js.
 const TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i
+const CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i
+// What matchHeader() does per user Connection line besides _removedConnection = false.
+const KEEPS_ALIVE = 1 // shouldKeepAlive = true
+const CLOSES = 2 // a close token: _last = true
 
 const CONNECTION_CLOSE = fieldLine('Connection', 'close')
 const CONNECTION_KEEP_ALIVE = fieldLine('Connection', 'keep-alive')
@@ -110,7 +114,7 @@ function currentDate () {
 }
 
 // The block being rendered: prefix + value + head past the Content-Length hole.
-const tail = { head: '', prefix: null, lines: 0, last: false, cacheable: true, date: '' }
+const tail = { head: '', prefix: null, lines: 0, last: null, cacheable: true, date: '', connection: 0 }
 
 // Digits only (C checks them again), no longer than a safe integer's.
 function lengthCacheable (value) {
@@ -134,19 +138,20 @@ function userLength (headers) {
   return !!headers && headers['content-length'] !== undefined
 }
 
-// The Date and keep-alive lines _storeHeader() appends; shouldSendKeepAlive
-// is shouldKeepAlive here (HTTP/1.1, or a user Content-Length).
+// The Date and keep-alive lines _storeHeader() appends (none after a user Connection header);
+// shouldSendKeepAlive is shouldKeepAlive here (HTTP/1.1, or a user Content-Length). null: _last kept.
 function renderTail (res, hasDate) {
   let head = tail.head
   let lines = tail.lines
-  let last = res._last
+  let last = null
   tail.date = ''
   if (res.sendDate && !hasDate) {
     tail.date = currentDate()
     head += fieldLine('Date', tail.date)
     lines++
   }
-  if (res._removedConnection) {
+  if (tail.connection !== 0) last = (tail.connection & CLOSES) !== 0 || null
+  else if (res._removedConnection) {
     last = !res.shouldKeepAlive
   } else if (res.shouldKeepAlive && res.maxRequestsOnConnectionReached) {
     head += CONNECTION_CLOSE
@@ -179,6 +184,7 @@ function renderEntry (res, key, name, value, isLength) {
     if ((value.length < 2 || key !== 'cookie') && (!unique || !unique.has(key))) {
       let head = tail.head
       for (let i = 0; i < value.length; i++) head += fieldLine(name, value[i])
+      if (key === 'connection') value.forEach(userConnection)
       tail.head = head
       tail.lines += value.length
       return
@@ -187,6 +193,7 @@ function renderEntry (res, key, name, value, isLength) {
   } else if (Number.isNaN(value)) {
     tail.cacheable = false // NaN never equals itself: no key could match
   }
+  if (name.length === 10 && (key ?? name.toLowerCase()) === 'connection') userConnection(value)
   if (isLength && tail.prefix === null && lengthCacheable(value)) {
     tail.prefix = tail.head + fieldStart(name)
     tail.head = LINE_END
@@ -197,7 +204,9 @@ function renderEntry (res, key, name, value, isLength) {
   tail.lines++
 }
 
-// --- The cache --------------------------------------------------------------
+function userConnection (value) {
+  tail.connection |= CONN_CLOSE.test(value) ? CLOSES : KEEPS_ALIVE
+}
 
 const entries = []
 for (let i = 0; i < KEY.SLOT_COUNT; i++) {
@@ -290,16 +299,15 @@ function store (res, miss) {
   e.maxRequests = res._maxRequestsPerSocket
   e.hasDate = miss.hasDate
   e.date = tail.date
-  // Keep-alive without a removed Connection header leaves _last as it was.
-  return setRendered(e, miss, suffix, (e.state & 6) === 4 ? null : tail.last)
+  return setRendered(e, miss, suffix, tail.last)
 }
 
-// `e` now holds the block just rendered (`tail`).
 function setRendered (e, miss, suffix, last) {
   e.setBlock(tail.prefix, suffix)
   e.lengthAt = miss.lengthAt
   e.chunked = miss.chunked
   e.last = last
+  e.connection = tail.connection
   e.lines = tail.lines
   return e
 }
@@ -318,6 +326,8 @@ function applyBlock (res, code, message, ownMessage, block, value) {
   if (block.chunked) res.chunkedEncoding = true
   const last = block.last
   if (last !== null) res._last = last
+  if (block.connection !== 0) res._removedConnection = false
+  if ((block.connection & KEEPS_ALIVE) !== 0) res.shouldKeepAlive = true
   res._header = block.lastHead
   res._headerSent = false
   // 26.12+ keeps _isLenientHeaderValidation()'s answer once a block is
@@ -350,13 +360,13 @@ function takeBlock (res) {
 function applyRendered (res, miss, value, entry) {
   const block = entry ?? setRendered(uncached, miss, tail.head + LINE_END, tail.last)
   applyBlock(res, miss.code, miss.message, miss.ownMessage, block, value)
-  tail.head = ''
-  tail.prefix = null
   return block
 }
 
 function clearScratch (n) {
   for (let i = 0; i < n; i++) values[i] = undefined
+  tail.head = ''
+  tail.prefix = null
 }
 
 /**
@@ -470,7 +480,6 @@ function renderStored (res, n, lengthAt) {
         if (type === 'number') return REASON.HEADER_VALUE
         byNode = true
         break
-      case 'connection':
       case 'keep-alive':
         byNode = true
         break
@@ -502,15 +511,11 @@ function collectStored (headers) {
   return n
 }
 
-// --- writeHead(status, obj) ------------------------------------------------
-
 // Node's writeHead() arguments once walkHeaders() stopped reading: values read as data, getters
 // for the rest (`pending`'s throws `error` again), so each is read once. Values are assigned: a
 // descriptor per key gives V8 a new map per property and response (benchmark/RESULTS.md, "a
 // header only Node renders"); a key Object.prototype has (`__proto__`) would not become own so.
 function handOver (obj, reason, read, count, pending, error) {
-  tail.head = ''
-  tail.prefix = null
   const copy = {}
   const define = (key, desc) => Object.defineProperty(copy, key, {
     ...desc, enumerable: true, configurable: true
@@ -577,10 +582,9 @@ function specialName (key) {
   return ''
 }
 
-// Connection, Keep-Alive, Trailer, Expect, Content-Disposition: Node's.
 function nodeOnly (special) {
   return special !== '' && special !== 'content-length' && special !== 'transfer-encoding' &&
-    special !== 'date'
+    special !== 'date' && special !== 'connection'
 }
 
 // From the keys alone: no read, no copy (benchmark/instructions.js fallbacknode).
@@ -811,8 +815,6 @@ function reasonPhrase (res, statusCode, reason) {
   return typeof message === 'string' ? message : null
 }
 
-// --- writeHead(status[, reason]) after setHeader() ---------------------------
-
 // Transfer-Encoding, Trailer or Expect stored: Node frames the body (or expects one).
 function framedByNode (headers) {
   return headers['transfer-encoding'] !== undefined || headers.trailer !== undefined ||
@@ -902,12 +904,11 @@ function renderMiss (res, miss, length) {
   tail.prefix = null
   tail.lines = 0
   tail.cacheable = true
+  tail.connection = 0
   if (miss.keyed) {
     const byNode = renderStored(res, n, lengthAt)
     if (byNode !== null) {
       clearScratch(n)
-      tail.head = ''
-      tail.prefix = null
       return byNode
     }
   } else {

@@ -54,7 +54,6 @@ function _storeHeader (firstLine, headers) {
   return shadowed.apply(this, arguments)
 }
 
-// What a pristine response's writeHead is (lib/decide.js).
 function currentWriteHead () {
   return installed ? writeHead : resWriteHead
 }

@@ -7,10 +7,10 @@
 
 const t = require('tap')
 
-const { checkParity } = require('./helpers/dual-path.js')
+const { capture, checkParity } = require('./helpers/dual-path.js')
 const { writeErrorReport } = require('./helpers/node-line.js')
 const { bigPath, requests: { CLOSE, KEEP } } = require('./fixtures/responses.js')
-const { renderedPath, tailPath } = require('./helpers/expect-path.js')
+const { expectedPath, renderedPath, tailPath } = require('./helpers/expect-path.js')
 
 t.jobs = 1
 
@@ -515,4 +515,28 @@ t.test('a fallback between two responses of one slot keeps their lengths apart',
     }
   })
   t.strictSame(native.parsed.messages.map(m => m.body.toString('utf8')), bodies)
+})
+
+// A user Connection: close the shim renders (lib/render.js userConnection()) ends the connection
+// as Node's does: the pipelined request behind it is parsed and answered into a queue no socket
+// ever takes, so its response never closes and both runs wait out the same timeout.
+t.test('a pipelined request behind a user Connection: close is never answered', async t => {
+  const fx = {
+    name: 'user Connection: close, then a pipelined request',
+    request: [KEEP, KEEP],
+    timeout: 300,
+    handler (req, res, ctx) {
+      res.writeHead(200, { 'Content-Length': 2, Connection: 'close' })
+      res.end(`r${ctx.index}`)
+    }
+  }
+  const legacy = await capture(fx, { patched: false })
+  const native = await capture(fx, { patched: true })
+  t.equal(native.bytes, legacy.bytes, 'same bytes on the wire')
+  t.strictSame(native.state, legacy.state, 'same response state')
+  t.strictSame(native.events, legacy.events, 'same events in the same order')
+  t.strictSame(native.path, expectedPath({ native: 1, 'no-socket': 1 }), 'the first response went natively')
+  t.strictSame(bodies(native), ['r0'], 'one response on the wire')
+  t.match(native.bytes, /^HTTP\/1\.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nr0$/)
+  t.equal(native.timedOut, legacy.timedOut, 'both runs settled the same way')
 })
