@@ -2,9 +2,9 @@
 
 // ServerResponse#assignSocket() and #detachSocket() as Node's, with the response's 'close' listener
 // on the socket added and removed in place: socket._events goes through the states Node's on() and
-// removeListener() leave, without their calls (about 1k instructions per response on 24 and 26:
-// benchmark/RESULTS.md, "The response's 'close' listener in place"). Any other state, or any method
-// on the way that is not Node's, and Node's own methods run.
+// removeListener() leave, without their calls (benchmark/RESULTS.md, "the response's 'close'
+// listener in place"; docs/architecture.md). Any other state, or any method on the way that is not
+// Node's, and Node's own methods run.
 
 const stream = require('node:stream')
 const internals = require('./internals.js')
