@@ -19,9 +19,7 @@ let loadError = null
 
 // Turned off on purpose: nothing to advise.
 function disabled (message) {
-  const err = new Error(message)
-  err.code = 'HTTP_ONESHOT_DISABLED'
-  return err
+  return Object.assign(new Error(message), { code: 'HTTP_ONESHOT_DISABLED' })
 }
 
 if (disabledByEnv()) {
@@ -44,8 +42,7 @@ if (disabledByEnv()) {
 function loadAdvice (err, proc = process) {
   if (err === null || err.code === 'HTTP_ONESHOT_DISABLED') return null
   if (err.code === 'ERR_DLOPEN_DISABLED') {
-    // Both without --allow-addons under the permission model (which alone
-    // has process.permission) and with --no-addons.
+    // Without --allow-addons under the permission model (only it has process.permission), or --no-addons.
     return proc.permission !== undefined
       ? "Node's permission model refuses native addons: add --allow-addons to the node options"
       : 'native addons are turned off (--no-addons): remove that flag from the node options'

@@ -15,8 +15,7 @@ const { TOKEN, INVALID_HEADER_CHAR } = require('./header-rules.js')
 const { statusLine, fieldLine, LINE_END } = require('./head.js')
 
 // Why lib/binding.js exports null (tests load this file afresh).
-const bindingRecord = require.cache[require.resolve('./binding.js')]
-const loadError = (bindingRecord && bindingRecord.loadError) || null
+const loadError = require.cache[require.resolve('./binding.js')]?.loadError || null
 
 const { CHUNKED, BODY_LATIN1, HEAD_UTF8 } = binding === null
   ? { CHUNKED: 1, BODY_LATIN1: 2, HEAD_UTF8: 4 }
@@ -82,9 +81,7 @@ const SHORT_STRING = 48
 
 function readOptions (options) {
   if (options === undefined || options === null) return 0
-  if (typeof options !== 'object') {
-    throw errors.invalidArgType('options', 'of type object', options, buildHttpMessage)
-  }
+  if (typeof options !== 'object') throw errors.invalidArgType('options', 'of type object', options, buildHttpMessage)
   let flags = 0
   const { encoding, chunked, headerEncoding } = options
   // 'ascii' writes the low byte of each char, as 'latin1' (Node's Buffer docs).
@@ -121,10 +118,7 @@ function pushEntry (flat, name, value) {
     flat.push(name, String(value))
     return true
   }
-  if (!Array.isArray(value)) return false
-  for (let i = 0; i < value.length; i++) {
-    if (!isScalar(value[i])) return false
-  }
+  if (!Array.isArray(value) || !value.every(isScalar)) return false
   // As processHeader().
   if (value.length >= 2 && isCookie(name)) {
     flat.push(name, value.join('; '))
@@ -264,13 +258,9 @@ function renderJs (code, reason, utf8, flat) {
   let head = statusLine(code, phraseOf(code, reason))
   for (let i = 0; i < flat.length; i += 2) head += fieldLine(flat[i], flat[i + 1])
   head += LINE_END
-  if ((utf8 ? 2 * head.length : head.length) > BLOCK_MAX) {
-    return Buffer.from(head, utf8 ? 'utf8' : 'latin1')
-  }
+  if ((utf8 ? 2 * head.length : head.length) > BLOCK_MAX) return Buffer.from(head, utf8 ? 'utf8' : 'latin1')
   const buf = Buffer.from(getSpare())
-  const len = utf8
-    ? utf8Write.call(buf, head, 0, BLOCK_MAX)
-    : latin1Write.call(buf, head, 0, BLOCK_MAX)
+  const len = (utf8 ? utf8Write : latin1Write).call(buf, head, 0, BLOCK_MAX)
   return keep(code, reason, utf8, flat, len)
 }
 
@@ -357,16 +347,9 @@ function assembleUtf8 (block, body, chunked) {
 
 function place (block, body, len, chunked, latin1) {
   const head = block.length
+  const sizeLine = chunked && len !== 0 ? len.toString(16) + '\r\n' : ''
   let total = head + len
-  let sizeLine = ''
-  if (chunked) {
-    if (len === 0) {
-      total += LAST_CHUNK.length
-    } else {
-      sizeLine = len.toString(16) + '\r\n'
-      total += sizeLine.length + CHUNK_END.length
-    }
-  }
+  if (chunked) total += len === 0 ? LAST_CHUNK.length : sizeLine.length + CHUNK_END.length
   const pooled = total <= POOL_MAX
   const off = pooled ? reserve(total) : 0
   const dst = pooled ? slab.buf : Buffer.allocUnsafeSlow(total)
@@ -389,9 +372,7 @@ function validateValue (name, value) {
     throw errors.invalidArgType(`headers["${name}"]`, 'of type string or number, or an array of those',
       value, buildHttpMessage)
   }
-  if (INVALID_HEADER_CHAR.test(String(value))) {
-    throw errors.invalidChar('header content', name, buildHttpMessage)
-  }
+  if (INVALID_HEADER_CHAR.test(String(value))) throw errors.invalidChar('header content', name, buildHttpMessage)
 }
 
 // processHeader() with validation on, plus our type rule for values.
@@ -412,17 +393,12 @@ function validateEntry (name, value) {
   }
 }
 
-// Throws the error Node would throw first for writeHead(code, reason,
-// headers) then end(body); `snap` is checked for `headers`' values.
+// Throws Node's first error for writeHead(code, reason, headers), end(body); `snap`: `headers`' values.
 function validate (statusCode, code, reason, headers, snap, body) {
   if (code < 100 || code > 999) throw errors.invalidStatusCode(statusCode, buildHttpMessage)
   if (reason !== undefined && reason !== null) {
-    if (typeof reason !== 'string') {
-      throw errors.invalidArgType('reason', 'of type string', reason, buildHttpMessage)
-    }
-    if (INVALID_HEADER_CHAR.test(reason)) {
-      throw errors.invalidChar('statusMessage', undefined, buildHttpMessage)
-    }
+    if (typeof reason !== 'string') throw errors.invalidArgType('reason', 'of type string', reason, buildHttpMessage)
+    if (INVALID_HEADER_CHAR.test(reason)) throw errors.invalidChar('statusMessage', undefined, buildHttpMessage)
   }
   if (snap === null) {
     if (Array.isArray(headers)) throw errors.invalidArgValue('headers', headers, buildHttpMessage)
@@ -436,12 +412,10 @@ function validate (statusCode, code, reason, headers, snap, body) {
 }
 
 /**
- * One HTTP/1.1 response as one Buffer: the bytes Node sends for
- * `res.writeHead(statusCode, reason, headers)` then `res.end(body)` where
- * `headers` lists every line Node would send (nothing is added). Unlike
- * Node, header values that are objects, booleans, null or symbols are
- * refused (ERR_INVALID_ARG_TYPE), not stringified. Options and types:
- * docs/build-http-message.md, index.d.ts.
+ * One HTTP/1.1 response as one Buffer: the bytes Node sends for `res.writeHead(statusCode, reason,
+ * headers)` then `res.end(body)` where `headers` lists every line Node would send (nothing is
+ * added). Unlike Node, header values that are objects, booleans, null or symbols are refused
+ * (ERR_INVALID_ARG_TYPE), not stringified. Options and types: docs/build-http-message.md, index.d.ts.
  */
 function buildHttpMessage (statusCode, reason, headers, body, options) {
   const flags = readOptions(options)
@@ -482,9 +456,4 @@ function cacheInfo () {
   return { entries: cache.length, bytes, hits, misses, maxEntries: CACHE_SIZE, maxBlock: BLOCK_MAX }
 }
 
-module.exports = {
-  buildHttpMessage,
-  cacheInfo,
-  isNative: binding !== null,
-  loadError
-}
+module.exports = { buildHttpMessage, cacheInfo, isNative: binding !== null, loadError }

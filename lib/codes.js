@@ -20,9 +20,8 @@ const errorName = loaded ? binding.errorName : () => 'UNKNOWN'
 // | STRING, BYTES or EMPTY (spares C asking V8). SLOT_COUNT: cache slots.
 const KEY = loaded ? binding.key : Object.freeze({})
 
-// What an entry point returns when it did not simply finish (undefined):
-// PART, NOT_READY, REJECTED or FAILED, with the detail (bytes written, the
-// rejection code, the errno) in DETAIL[0], the record C writes (src/napi.h).
+// An entry point's result other than undefined (done): PART, NOT_READY, REJECTED or FAILED, the
+// detail (bytes written, rejection code, errno) in DETAIL[0], which C writes (src/napi.h).
 const RESULT = loaded ? binding.result : Object.freeze({})
 const DETAIL = loaded ? binding.detail : new Int32Array(1)
 

@@ -75,19 +75,10 @@ function invalidHeaderValue (value, name, stackStart) {
 /** ERR_HM_REJECTED: the addon refused what the JS validation accepted (a bug). */
 function rejected (code, stackStart) {
   const name = require('./codes.js').errorName(code)
-  const err = codedError(Error, 'ERR_HM_REJECTED',
-    `The native serializer rejected a response the JS validation accepted (${name}, code ${code})`,
-    stackStart)
-  err.errno = code
-  return err
+  const message = `The native serializer rejected a response the JS validation accepted (${name}, code ${code})`
+  return Object.assign(codedError(Error, 'ERR_HM_REJECTED', message, stackStart), { errno: code })
 }
 
 module.exports = {
-  invalidArgType,
-  invalidArgValue,
-  invalidStatusCode,
-  invalidHttpToken,
-  invalidChar,
-  invalidHeaderValue,
-  rejected
+  invalidArgType, invalidArgValue, invalidStatusCode, invalidHttpToken, invalidChar, invalidHeaderValue, rejected
 }

@@ -1,7 +1,6 @@
-// Module hooks for Node lines without module.registerHooks. They run in
-// Node's hooks thread, which cannot patch the application's http, so an
-// import of http or https resolves to a generated module that, in the
-// application's thread, requires the builtin, tells the preload, and
+// Module hooks for lines without module.registerHooks. They run in Node's hooks thread, which
+// cannot patch the application's http, so an import of http or https resolves to a generated
+// module that, in the application's thread, requires the builtin, tells the preload, and
 // re-exports every export.
 
 import { createRequire } from 'node:module'
@@ -10,9 +9,7 @@ import { fileURLToPath } from 'node:url'
 const require = createRequire(import.meta.url)
 const WRAPPER = new URL('./http-wrapper.mjs', import.meta.url).href
 const PRELOAD = fileURLToPath(new URL('./preload.js', import.meta.url))
-const BUILTINS = new Map([
-  ['http', 'http'], ['node:http', 'http'], ['https', 'https'], ['node:https', 'https']
-])
+const BUILTINS = new Map([['http', 'http'], ['node:http', 'http'], ['https', 'https'], ['node:https', 'https']])
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 
 export async function resolve (specifier, context, nextResolve) {

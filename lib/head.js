@@ -1,7 +1,6 @@
 'use strict'
 
-// The head text of Node's writeHead() and _storeHeader() (and
-// src/http_message.c hm_write()), for lib/render.js and lib/build.js.
+// The head text of Node's writeHead() and _storeHeader(), and of src/http_message.c hm_write().
 
 function statusLine (code, message) {
   return 'HTTP/1.1 ' + code + ' ' + message + '\r\n'

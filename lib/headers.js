@@ -12,8 +12,7 @@ const { INSPECT } = require('./protocol/answer.js')
 const { OutgoingMessage } = http
 // Null where a wrapper was there first: a wrapper gets Node's store.
 const nodeSetHeader = internals === null ? null : internals.setHeader
-// Called by setHeader() on 24.19+ and 26.4+ before it stores: a replaced
-// one is user code that could see the store early.
+// setHeader() calls it (24.19+, 26.4+) before it stores: a replaced one could see the store early.
 const nodeLenient = internals === null ? undefined : internals.isLenient
 const kOutHeaders = internals === null ? null : internals.kOutHeaders
 const { getPrototypeOf, setPrototypeOf, defineProperty } = Object
@@ -32,28 +31,23 @@ function printsAsNode (store) {
   return util.inspect(store, INSPECT) === internals.storeShown
 }
 
-const nullProto = applies && internals.nullProtoHeaders === true &&
-  printsAsNode(setPrototypeOf({}, null))
+const nullProto = applies && internals.nullProtoHeaders === true && printsAsNode(setPrototypeOf({}, null))
 
 // A constructor V8 gives 32 in-object slots: the 24 its body assigns (never
 // run) and 8. Anonymous: util.inspect() names an object after it, so 20 to
 // 24 print `[Object: null prototype]` and 26 the `name` settleWide() may set.
-function anonymousConstructor () {
-  return function (init) {
-    if (init) {
-      this.a0 = 0; this.a1 = 0; this.a2 = 0; this.a3 = 0; this.a4 = 0; this.a5 = 0
-      this.a6 = 0; this.a7 = 0; this.a8 = 0; this.a9 = 0; this.a10 = 0; this.a11 = 0
-      this.a12 = 0; this.a13 = 0; this.a14 = 0; this.a15 = 0; this.a16 = 0; this.a17 = 0
-      this.a18 = 0; this.a19 = 0; this.a20 = 0; this.a21 = 0; this.a22 = 0; this.a23 = 0
-    }
+const WideStore = (() => function (init) {
+  if (init) {
+    this.a0 = 0; this.a1 = 0; this.a2 = 0; this.a3 = 0; this.a4 = 0; this.a5 = 0
+    this.a6 = 0; this.a7 = 0; this.a8 = 0; this.a9 = 0; this.a10 = 0; this.a11 = 0
+    this.a12 = 0; this.a13 = 0; this.a14 = 0; this.a15 = 0; this.a16 = 0; this.a17 = 0
+    this.a18 = 0; this.a19 = 0; this.a20 = 0; this.a21 = 0; this.a22 = 0; this.a23 = 0
   }
-}
-const WideStore = anonymousConstructor()
+})()
 const STORE_CLASS = 'OutgoingHeaders'
 
-// Whether a WideStore with prototype `proto` prints as Node's, as it is or
-// named STORE_CLASS. Eight stores of 32 keys settle V8's slack tracking
-// (it shrinks a constructor's objects after its first seven).
+// Whether a WideStore of prototype `proto` prints as Node's, as is or named STORE_CLASS. Eight
+// stores of 32 keys settle V8's slack tracking (it shrinks a constructor's objects after seven).
 function settleWide (proto) {
   if (!printsAsNode(setPrototypeOf(new WideStore(false), proto))) {
     if (WideStore.name !== '') return false
@@ -67,8 +61,7 @@ function settleWide (proto) {
   return true
 }
 
-// The prototype of Node's stores: null on 20 to 24, else learnt by
-// learnProto(); undefined: no WideStore.
+// Node's stores' prototype: null on 20 to 24, else learnt by learnProto(); undefined: no WideStore.
 let storeProto = nullProto && settleWide(null) ? null : undefined
 let protoRead = nullProto
 

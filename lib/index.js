@@ -119,8 +119,7 @@ function installWhereItRuns (explicit) {
 // path meets the shim at its next call, which decides from its state (test/startup-cache.test.js).
 function onProbeAnswer () {
   countWhilePending(false)
-  if (!wanted || installedNow()) return
-  installShim(false)
+  if (wanted && !installedNow()) installShim(false)
 }
 
 // `explicit` (application code): may warn, and waits for the probe where no
@@ -156,14 +155,11 @@ function activate (explicit) {
  * @returns {() => void} uninstall
  */
 function install (options = {}) {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError('The "options" argument must be of type object')
-  }
+  if (options === null || typeof options !== 'object') throw new TypeError('The "options" argument must be of type object')
   const max = options.maxBodySize
   if (max !== undefined && (!Number.isSafeInteger(max) || max < 0)) {
-    const err = new RangeError('The "options.maxBodySize" argument must be a non-negative safe integer. Received ' + util.inspect(max))
-    err.code = 'ERR_OUT_OF_RANGE'
-    throw err
+    const message = 'The "options.maxBodySize" argument must be a non-negative safe integer. Received ' + util.inspect(max)
+    throw Object.assign(new RangeError(message), { code: 'ERR_OUT_OF_RANGE' })
   }
   if (reportWanted()) require('./report.js').arm()
   if (disabledByEnv()) {

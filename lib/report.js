@@ -1,8 +1,7 @@
 'use strict'
 
-// HTTP_ONESHOT_REPORT=1: what the package did, printed to stderr at exit, and on SIGINT or
-// SIGTERM only while nothing else listens (docs/architecture.md, "The exit report"). Loaded
-// only under that variable.
+// HTTP_ONESHOT_REPORT=1: what the package did, printed to stderr at exit, and on SIGINT/SIGTERM
+// while nothing else listens (docs/architecture.md, "The exit report"). Loaded only then.
 
 const dc = require('node:diagnostics_channel')
 
@@ -76,9 +75,7 @@ let armed = false
 let printed = false
 let seen = 0
 
-function onRequestStart () {
-  seen++
-}
+const onRequestStart = () => { seen++ }
 
 /** The report, as printed. `requests`: those servers received while armed. */
 function format (stats, inactive, requests, wrappers = []) {
@@ -89,12 +86,9 @@ function format (stats, inactive, requests, wrappers = []) {
   }
   if (wrappers.length !== 0) {
     lines.push('  wrappers in Node\'s place before http-oneshot installed (each runs as without it):')
-    for (const w of wrappers) {
-      lines.push(`    ${w.method}: ${w.wrapper} (${w.file || 'file unknown'}): ${w.advice}`)
-    }
+    for (const w of wrappers) lines.push(`    ${w.method}: ${w.wrapper} (${w.file || 'file unknown'}): ${w.advice}`)
   }
-  const counted = stats.native + stats.fallback
-  const other = Math.max(0, requests - counted)
+  const other = Math.max(0, requests - stats.native - stats.fallback)
   lines.push(`  requests: ${requests}; responses: ${stats.native} native, ` +
     `${stats.fallback + (inactive !== null && inactive.reason !== 'probe-pending' ? other : 0)} on Node's own path`)
   const reasons = Object.entries(stats.reasons).sort((a, b) => b[1] - a[1])

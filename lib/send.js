@@ -20,10 +20,8 @@ const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype)
 const getBuffer = Object.getOwnPropertyDescriptor(typedArrayProto, 'buffer').get
 const getByteOffset = Object.getOwnPropertyDescriptor(typedArrayProto, 'byteOffset').get
 // Constants of this file: read per response.
-const {
-  SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, CHECK: KEY_CHECK, STRING: KEY_STRING, BYTES: KEY_BYTES,
-  EMPTY: KEY_EMPTY
-} = KEY
+const { SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, CHECK: KEY_CHECK } = KEY
+const { STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY } = KEY
 const { REJECTED, FAILED } = RESULT
 const { ENONASCII } = ERRORS
 
@@ -76,16 +74,14 @@ class DirectBytes extends Target {
   constructor (handle, n) {
     super(handle)
     this.#bytes = n
+    // On the instance (Node's, on LibuvStreamWrap.prototype, cannot be redefined), so that
+    // socket.bytesWritten, and its copy after destroy(), reads what Node's write would leave.
+    Object.defineProperty(handle, 'bytesWritten', { get: bytesWrittenGetter, enumerable: false, configurable: true })
   }
 
   static add (handle, n) {
-    if (#bytes in handle) {
-      handle.#bytes += n
-      return false
-    }
-    // eslint-disable-next-line no-new
-    new DirectBytes(handle, n)
-    return true
+    if (#bytes in handle) handle.#bytes += n
+    else new DirectBytes(handle, n) // eslint-disable-line no-new
   }
 
   static of (handle) {
@@ -93,24 +89,15 @@ class DirectBytes extends Target {
   }
 }
 
-// On the instance (Node's, on LibuvStreamWrap.prototype, cannot be redefined), so that
-// socket.bytesWritten, and its copy after destroy(), reads what Node's write would leave.
 function bytesWrittenGetter () {
   return tcpBytesWritten.call(this) + DirectBytes.of(this)
 }
 
-function countDirect (handle, n) {
-  if (DirectBytes.add(handle, n)) {
-    Object.defineProperty(handle, 'bytesWritten', {
-      get: bytesWrittenGetter, enumerable: false, configurable: true
-    })
-  }
-}
+const countDirect = DirectBytes.add
 
 const { protocol, kNeedDrain } = internals === null ? {} : internals
 const socketWritev = internals === null ? null : internals.socketMethods._writev
-const direct = binding !== null && binding.canSend === true && internals !== null &&
-  internals.socketState !== null
+const direct = binding !== null && binding.canSend === true && internals !== null && internals.socketState !== null
 
 // Read here instead of through Node's getters.
 const socketState = internals === null ? null : internals.socketState
@@ -227,8 +214,7 @@ function send (res, message, callback) {
   const total = chunked ? size + bodyLength + chunkFraming(bodyLength) : size + bodyLength
   // Above the high-water mark the two counts would disagree on 'drain'.
   if (nodeLength !== -1 && total >= socket.writableHighWaterMark) return REASON.NON_ASCII
-  // -1 repeats the digits C kept for the slot. (The typeof first: a strict
-  // comparison of a number or a string with -1 would otherwise be a call.)
+  // -1 repeats the slot's digits C kept; typeof first, or comparing a number or string with -1 is a call.
   const repeat = typeof contentLength === 'number' && contentLength === -1
   const key = slot < 0
     ? 0
@@ -239,8 +225,7 @@ function send (res, message, callback) {
   if (handle !== null) {
     const checked = bodyLength > COPY_MAX_BODY ? key | KEY_CHECK : key
     const result = binding.sendCached(handle.fd, checked, contentLength, chunk || undefined)
-    // undefined first: its test is a comparison of references, where a
-    // result compared with a number first costs a call to StrictEqual.
+    // undefined first, a comparison of references: a number compared first costs a StrictEqual call.
     if (result === undefined) {
       written = total
     } else if (result === REJECTED) {
@@ -278,10 +263,8 @@ function send (res, message, callback) {
 // `unsent.written`: -1 where no direct write was tried; `failed`: its errno, else 0.
 function sendRest (res, message, callback, unsent) {
   const { written, total, nodeLength } = unsent
-  const chunk = message.body
-  const bodyLength = message.bodyLength
+  const { body: chunk, bodyLength, dropped, handle } = message
   const chunked = (message.flags & FLAGS.CHUNKED) !== 0
-  const dropped = message.dropped
   const head = res._header
   let out = null
   let rest = null // the body's unwritten rest, sent without a copy
@@ -303,7 +286,6 @@ function sendRest (res, message, callback, unsent) {
     if (result !== undefined) return rejected(DETAIL[0])
   }
   const socket = res.socket
-  const handle = message.handle
   leaveEnded(res, chunk, chunked, dropped, callback)
   const oneString = protocol.oneStringWrite(chunk, chunked)
   const onWrite = finishCallback(res, oneString)
@@ -377,9 +359,7 @@ function sendEnd (res, message, callback) {
   if (message.bodyLength > COPY_MAX_BODY && handle === null) return REASON.BODY_TOO_LARGE
   message.handle = handle
   // C frames the body of a chunked block; it has no Content-Length.
-  message.contentLength = slot >= 0 && (message.flags & FLAGS.CHUNKED) === 0
-    ? message.block.lengthArgument()
-    : 0
+  message.contentLength = slot >= 0 && (message.flags & FLAGS.CHUNKED) === 0 ? message.block.lengthArgument() : 0
   const reason = send(res, message, callback)
   if (reason !== null) {
     if (slot >= 0) message.block.forgetLength()
@@ -415,9 +395,7 @@ function finishCallback (res, single) {
 
 // Refs: test/fixtures/responses.js "chunked write callbacks, their this and arguments"
 function joinedCallback (entries) {
-  return (err) => {
-    for (let i = 0; i < entries.length; i++) entries[i].callback(err)
-  }
+  return (err) => { for (let i = 0; i < entries.length; i++) entries[i].callback(err) }
 }
 
 // 'ascii' (writeChunk()'s CRLF) joins either; null is not joined.

@@ -7,9 +7,7 @@ const { byteLength } = Buffer
 const internals = require('../internals.js')
 const { CRLF_BUF, JOIN_MAX, nop, finishCallback, finishSent, writeWaiting, joinWaiting } = require('../send.js')
 const { endHeld, heldTailReason } = require('./chunked24.js')
-const {
-  WAIT_SOCKET, writtenAsIs, writeReadyReason, chunkReason, sentHeaderReason
-} = require('../decide.js')
+const { WAIT_SOCKET, writtenAsIs, writeReadyReason, chunkReason, sentHeaderReason } = require('../decide.js')
 const { REASON } = require('../rules.js')
 
 const processObject = process

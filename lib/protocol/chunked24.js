@@ -75,9 +75,7 @@ function flushChunks (res, last, onLast) {
       callbacks.push(held[n + 2])
     }
     if (run !== '') socket.write(run, runClass === 'utf8' ? 'utf8' : 'latin1')
-    const onWrite = (err) => {
-      for (const callback of callbacks) callback(err)
-    }
+    const onWrite = (err) => { for (const callback of callbacks) callback(err) }
     if (last === undefined) {
       socket.write(CRLF_BUF, onWrite)
     } else {

@@ -22,21 +22,18 @@ function symbolNames (obj) {
 }
 
 // The private fields the probe reads, by description: their symbols, null where Node has none.
+const KEY_NAMES = ['corked', 'kEndCallbacks', 'kWritableFinished', 'kFlushError', 'kChunkedBuffer',
+  'kChunkedLength', 'kOutHeaders']
 function keysOf (res) {
-  const keys = {}
-  for (const name of ['corked', 'kEndCallbacks', 'kWritableFinished', 'kFlushError', 'kChunkedBuffer',
-    'kChunkedLength', 'kOutHeaders']) {
-    keys[name] = findSymbol(res, name)
-  }
-  return keys
+  return Object.fromEntries(KEY_NAMES.map((name) => [name, findSymbol(res, name)]))
 }
 
-// `probe()`'s answer, or null where it throws (a line unlike those known).
-function orNull (probe) {
+// `fn()`'s answer, or `fallback` where it throws (a probe on a line unlike those known).
+function attempt (fn, fallback) {
   try {
-    return probe()
+    return fn()
   } catch {
-    return null
+    return fallback
   }
 }
 
@@ -61,8 +58,7 @@ function fakeSocket () {
   let buffered = 0
   Object.assign(socket, { _httpMessage: null, writable: true, destroyed: false, errored: null, _hadError: false },
     { writableHighWaterMark: 16384, _writableState: state })
-  Object.defineProperty(socket, 'writableCorked', { get: () => state.corked })
-  Object.defineProperty(socket, 'writableLength', { get: () => buffered })
+  Object.defineProperties(socket, { writableCorked: { get: () => state.corked }, writableLength: { get: () => buffered } })
   socket.cork = function cork () {
     calls.push('cork')
     state.corked++
@@ -78,12 +74,8 @@ function fakeSocket () {
       encoding = null
     }
     calls.push('write')
-    writes.push({
-      chunk,
-      encoding: encoding === undefined ? null : encoding,
-      callback: typeof callback === 'function' ? callback : null,
-      corked: state.corked
-    })
+    const cb = typeof callback === 'function' ? callback : null
+    writes.push({ chunk, encoding: encoding === undefined ? null : encoding, callback: cb, corked: state.corked })
     if (state.corked > 0) buffered += typeof chunk === 'string' ? chunk.length : chunk.byteLength
     return true
   }
@@ -100,22 +92,25 @@ function attach (SR, res) {
   return recorder
 }
 
+// The state at 'prefinish', and right after the first end().
+function endState (res, recorder, keys) {
+  return {
+    writableFinished: res.writableFinished,
+    headerSent: res._headerSent,
+    finished: res.finished,
+    corked: recorder.read(keys.corked),
+    socketCorked: recorder.state.corked
+  }
+}
+
 // Records 'finish' and the returned end callbacks' calls, and 'prefinish''s state.
 function recordEvents (res, out, recorder, keys, writeError) {
-  const { state, read } = recorder
+  const read = recorder.read
   // Stands in for the server's resOnFinish, added before 'request'.
   res.on('finish', function onFinishEvent () {
     out.events.push({ name: 'finish', args: arguments.length, writableFinished: res.writableFinished })
   })
-  res.on('prefinish', () => {
-    out.atPrefinish = {
-      writableFinished: res.writableFinished,
-      headerSent: res._headerSent,
-      finished: res.finished,
-      corked: read(keys.corked),
-      socketCorked: state.corked
-    }
-  })
+  res.on('prefinish', () => { out.atPrefinish = endState(res, recorder, keys) })
   function endCallback (name) {
     return function (err) {
       const pending = read(keys.kEndCallbacks)
@@ -139,13 +134,9 @@ function queuedNames (queued, names) {
 // Right after the first end(BODY, cb1), before any write completed.
 function afterFirstEnd (probed, callbacks) {
   const { res, out, recorder, keys, finishListeners } = probed
-  const { state, read } = recorder
+  const read = recorder.read
   return {
-    headerSent: res._headerSent,
-    finished: res.finished,
-    writableFinished: res.writableFinished,
-    corked: read(keys.corked),
-    socketCorked: state.corked,
+    ...endState(res, recorder, keys),
     finishListenersAdded: res.listenerCount('finish') - finishListeners,
     endCallbacks: queuedNames(read(keys.kEndCallbacks), new Map([[callbacks.cb1, 'cb1']])),
     writableFinishedField: read(keys.kWritableFinished),
@@ -172,9 +163,7 @@ function laterEnd (end, probed, callback, names) {
 
 function completeWrites (res, recorder, keys, writeError) {
   const { writes, read } = recorder
-  for (const w of writes.slice()) {
-    if (w.callback !== null) w.callback(writeError)
-  }
+  for (const w of writes.filter((write) => write.callback !== null)) w.callback(writeError)
   const flushError = read(keys.kFlushError)
   return {
     writableFinished: res.writableFinished,
@@ -184,9 +173,8 @@ function completeWrites (res, recorder, keys, writeError) {
   }
 }
 
-// One run of end(): optionally writeHead() first, then end(BODY, cb1), a
-// second end(cb2) before the writes complete, the write callbacks run with
-// `writeError` (null for success), then a third end(cb3).
+// One run of end(): writeHead() or not, end(BODY, cb1), end(cb2) before the writes complete, the
+// write callbacks run with `writeError` (null: success), then end(cb3).
 function run (fns, withWriteHead, writeError) {
   const { SR, OM, end, writeHead } = fns
   const res = newResponse(SR, OM)
@@ -195,11 +183,8 @@ function run (fns, withWriteHead, writeError) {
   const keys = keysOf(res)
   const callbacks = recordEvents(res, out, recorder, keys, writeError)
   const probed = { res, out, recorder, keys, finishListeners: res.listenerCount('finish') }
-  if (withWriteHead) {
-    writeHead.call(res, 200, REASON, { 'Content-Length': String(BODY.length) })
-  } else {
-    res.statusMessage = REASON
-  }
+  if (withWriteHead) writeHead.call(res, 200, REASON, { 'Content-Length': String(BODY.length) })
+  else res.statusMessage = REASON
   end.call(res, BODY, callbacks.cb1)
   out.writes = recorder.writes.map((w) => ({ chunk: w.chunk, encoding: w.encoding, callback: w.callback !== null, corked: w.corked }))
   out.afterEnd = afterFirstEnd(probed, callbacks)
@@ -213,8 +198,7 @@ function run (fns, withWriteHead, writeError) {
 
 // `fns`' methods, the prototypes' where one is not given.
 function nodeFns (fns = {}) {
-  const SR = http.ServerResponse
-  const OM = http.OutgoingMessage
+  const { ServerResponse: SR, OutgoingMessage: OM } = http
   const pick = (name, proto) => typeof fns[name] === 'function' ? fns[name] : proto[name]
   const om = OM.prototype
   return { SR, OM, end: pick('end', om), writeHead: pick('writeHead', SR.prototype), write: pick('write', om), uncork: pick('uncork', om) }
@@ -257,12 +241,8 @@ function writeRun (fns) {
     uncork.call(res)
     afterUncork = seen(from)
   }
-  return {
-    ret,
-    header: typeof header === 'string' && header.endsWith('\r\nTransfer-Encoding: chunked\r\n\r\n'),
-    afterWrite,
-    afterUncork
-  }
+  const chunkedHeader = typeof header === 'string' && header.endsWith('\r\nTransfer-Encoding: chunked\r\n\r\n')
+  return { ret, header: chunkedHeader, afterWrite, afterUncork }
 }
 
 // The four writes of a framed chunk: the header with the size line
@@ -277,22 +257,20 @@ function framedChunk (corked, last) {
 }
 
 /**
- * Classifies Node's chunked write() (docs/protocols.md): 'node20' (four
- * writes on the corked socket), 'node24' (held until the response's
- * uncork()), or null.
+ * Classifies Node's chunked write() (docs/protocols.md): 'node20' (four writes on the corked
+ * socket), 'node24' (held until the response's uncork()), or null.
  * @param {object} [fns] Node's own { write, writeHead, uncork }
  * @returns {'node20'|'node24'|null}
  */
 function probeWrite (fns) {
-  return orNull(() => writeProtocol(writeRun(nodeFns(fns))))
+  return attempt(() => writeProtocol(writeRun(nodeFns(fns))), null)
 }
 
 function writeProtocol (r) {
   if (r.ret !== true || !r.header) return null
   const w = r.afterWrite
   if (w.headerFirst && w.headerSent === true && w.corked === 0 && w.socketCorked === 1 &&
-      same(w.calls, ['cork', 'write', 'write', 'write', 'write']) &&
-      same(w.writes, framedChunk(1, 'callback'))) {
+      same(w.calls, ['cork', 'write', 'write', 'write', 'write']) && same(w.writes, framedChunk(1, 'callback'))) {
     return 'node20'
   }
   const u = r.afterUncork
@@ -308,9 +286,8 @@ function writeProtocol (r) {
 
 function isHead (chunk) {
   return typeof chunk === 'string' && chunk.startsWith('HTTP/1.1 200 ' + REASON + '\r\n') &&
-    chunk.endsWith('\r\n\r\n' + BODY) &&
-    chunk.indexOf('\r\nContent-Length: ' + BODY.length + '\r\n') !== -1 &&
-    chunk.indexOf('\r\nConnection: close\r\n') !== -1
+    chunk.endsWith('\r\n\r\n' + BODY) && chunk.includes('\r\nContent-Length: ' + BODY.length + '\r\n') &&
+    chunk.includes('\r\nConnection: close\r\n')
 }
 
 function same (a, b) {
@@ -370,30 +347,27 @@ function isNode24 (r) {
 }
 
 /**
- * Classifies Node's end() protocol by behaviour: three runs, writeHead()
- * or an implicit header, the write succeeding or failing.
- * @param {object} [fns] Node's own { end, writeHead }, taken before any
- *   patching (the current prototype methods by default)
+ * Classifies Node's end() protocol by behaviour: three runs, writeHead() or an implicit header,
+ * the write succeeding or failing.
+ * @param {object} [fns] Node's own { end, writeHead }, taken before any patching (default: the prototypes')
  * @returns {'node20'|'node24'|null}
  */
 function probeProtocol (fns) {
-  return orNull(() => {
+  return attempt(() => {
     const all = nodeFns(fns)
     const error = new Error('probe write error')
     const report = { explicit: run(all, true, null), implicit: run(all, false, null), error: run(all, true, error) }
     if (isNode20(report)) return 'node20'
     return isNode24(report) ? 'node24' : null
-  })
+  }, null)
 }
 
 // The fields of a ServerResponse the shim reads and writes.
 const OWN_FIELDS = [
-  'outputData', 'outputSize', '_last', 'chunkedEncoding', 'shouldKeepAlive',
-  'maxRequestsOnConnectionReached', '_defaultKeepAlive',
-  'useChunkedEncodingByDefault', 'sendDate', '_removedConnection',
-  '_removedContLen', '_removedTE', 'strictContentLength', '_contentLength',
-  '_hasBody', '_trailer', 'finished', '_headerSent', 'socket', '_header',
-  '_keepAliveTimeout', '_onPendingData', 'req', '_sent100', '_expect_continue'
+  'outputData', 'outputSize', '_last', 'chunkedEncoding', 'shouldKeepAlive', 'maxRequestsOnConnectionReached',
+  '_defaultKeepAlive', 'useChunkedEncodingByDefault', 'sendDate', '_removedConnection', '_removedContLen',
+  '_removedTE', 'strictContentLength', '_contentLength', '_hasBody', '_trailer', 'finished', '_headerSent',
+  'socket', '_header', '_keepAliveTimeout', '_onPendingData', 'req', '_sent100', '_expect_continue'
 ]
 
 /**
@@ -437,14 +411,8 @@ const CHILD_TIMEOUT_MS = 10000
 function childPossible () {
   const env = process.env
   if (env[IN_CHILD] === '1' || env.HTTP_ONESHOT_PROBE === 'inline') return false
-  if (process.release.name !== 'node' || process.versions.electron !== undefined ||
-      process.pkg !== undefined) {
-    return false
-  }
-  let sea = null
-  try {
-    sea = require('node:sea')
-  } catch {} // lines without single executable applications
+  if (process.release.name !== 'node' || process.versions.electron !== undefined || process.pkg !== undefined) return false
+  const sea = attempt(() => require('node:sea'), null) // null on lines without single executable applications
   return sea === null || typeof sea.isSea !== 'function' || !sea.isSea()
 }
 
@@ -460,12 +428,8 @@ function childScript () {
 }
 
 function parseAnswer (stdout) {
-  try {
-    const answer = JSON.parse(stdout)
-    return cache.validAnswer(answer) ? answer : undefined
-  } catch {
-    return undefined
-  }
+  const answer = attempt(() => JSON.parse(stdout), undefined)
+  return cache.validAnswer(answer) ? answer : undefined
 }
 
 function spawnChild (how, options) {
@@ -476,12 +440,10 @@ function spawnChild (how, options) {
 }
 
 function probeInChild () {
-  try {
+  return attempt(() => {
     const result = spawnChild('spawnSync', { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS })
     return result.error || result.status !== 0 ? undefined : parseAnswer(result.stdout)
-  } catch {
-    return undefined
-  }
+  }, undefined)
 }
 
 /**
@@ -492,12 +454,8 @@ function probeInChild () {
  */
 function probeInBackground (onAnswer) {
   if (!childPossible()) return false
-  let child
-  try {
-    child = spawnChild('spawn', {})
-  } catch {
-    return false
-  }
+  const child = attempt(() => spawnChild('spawn', {}), null)
+  if (child === null) return false
   let out = ''
   let called = false
   const answer = (value) => {
@@ -507,8 +465,7 @@ function probeInBackground (onAnswer) {
     onAnswer(value)
   }
   // A child that hangs is given up on; the timer keeps nothing alive.
-  const timer = setTimeout(() => child.kill(), CHILD_TIMEOUT_MS)
-  timer.unref()
+  const timer = setTimeout(() => child.kill(), CHILD_TIMEOUT_MS).unref()
   child.on('error', () => answer(undefined))
   child.stdout.setEncoding('utf8')
   child.stdout.on('data', (chunk) => { out += chunk })
@@ -523,8 +480,8 @@ function probeInBackground (onAnswer) {
 
 /**
  * The probe's answer: stored for this binary, else from a child, else here.
- * @param {object} [fns] as for probeProtocol() and probeWrite(), used only
- *   in this process (a child probes its own, untouched http module)
+ * @param {object} [fns] as for probeProtocol() and probeWrite(), used only in this process (a
+ *   child probes its own, untouched http module)
  * @returns {{protocol: 'node20'|'node24'|null, shape: object|null,
  *   write: 'node20'|'node24'|null, isolated: boolean, cached: boolean}}
  */
@@ -536,7 +493,7 @@ function probeIsolated (fns) {
     remembered.remember(probed)
     return remembered.asProbed(probed, false)
   }
-  const shape = orNull(responseShape)
+  const shape = attempt(responseShape, null)
   return { protocol: probeProtocol(fns), shape, write: probeWrite(fns), sources: null, isolated: false, cached: false }
 }
 

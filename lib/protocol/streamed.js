@@ -9,18 +9,14 @@ const internals = require('../internals.js')
 const { FLAGS, KEY, RESULT, DETAIL } = require('../codes.js')
 const { COPY_MAX_BODY, REASON } = require('../rules.js')
 const { WAIT_HELD, writtenAsIs, socketReason, methodsPatched, chunkReason } = require('../decide.js')
-const {
-  rejected, countDirect, markNeedDrain, afterDirectWrite, writeUnsent, bodyRest, directStats
-} = require('../send.js')
+const { rejected, countDirect, markNeedDrain, afterDirectWrite, writeUnsent, bodyRest, directStats } = require('../send.js')
 
 const processObject = process
 const BufferClass = Buffer
 const { allocUnsafe, byteLength } = Buffer
 const stringSlice = String.prototype.slice
 const { protocol, kCorked, Socket } = internals === null ? {} : internals
-const {
-  SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY
-} = KEY
+const { SHIFT: KEY_SHIFT, REPEAT: KEY_REPEAT, STRING: KEY_STRING, BYTES: KEY_BYTES, EMPTY: KEY_EMPTY } = KEY
 const { REJECTED, FAILED } = RESULT
 
 function partClass (chunk, encoding) {
@@ -67,8 +63,7 @@ function waitingBody (buffered, head, chunk, encoding, m) {
   return null
 }
 
-// The parts after the header joined into one string, or copied into `out` (null where a UTF-8
-// part is not ASCII).
+// The parts after the header as one string, or copied into `out` (null: a UTF-8 part not ASCII).
 function flattenParts (buffered, head, chunk, encoding, out) {
   let body = ''
   let at = 0
@@ -130,12 +125,11 @@ function sendWaiting (res, m, chunk, encoding, callback) {
     directStats.direct++
     state.pendingcb++
     socket._unrefTimer()
-    markNeedDrain(socket, chars)
     processObject.nextTick(afterDirectWrite, socket, res, buffered)
   } else {
     writeRest(socket, res, m, written, total, buffered)
-    markNeedDrain(socket, chars)
   }
+  markNeedDrain(socket, chars)
   res[kCorked] = 0
   res.finished = true
   return null
@@ -164,11 +158,9 @@ function writeRest (socket, res, m, written, total, entries) {
   } else {
     // Rare: the kernel took part of the header block.
     const headRest = stringSlice.call(head, written)
-    if (body === null || typeof body === 'string') {
-      rest = body === null ? headRest : headRest + body
-    } else {
-      rest = BufferClass.concat([BufferClass.from(headRest, 'latin1'), body])
-    }
+    if (body === null) rest = headRest
+    else if (typeof body === 'string') rest = headRest + body
+    else rest = BufferClass.concat([BufferClass.from(headRest, 'latin1'), body])
   }
   const unsent = { written, failed: 0, total, nodeLength: -1 }
   writeUnsent(socket, m.handle, rest, restCallback(res, entries), unsent)
@@ -212,8 +204,7 @@ function waitingReason (res, state) {
       state.pendingcb !== buffered.length) {
     return REASON.SOCKET_BUSY
   }
-  // That a merged string starts with the header waitingBody() checks: V8 reads a cons string's
-  // chars one by one.
+  // waitingBody() checks the header starts a merged string (V8 reads a cons string char by char).
   const first = buffered[0].chunk
   const head = res._header
   if (first !== head && (typeof first !== 'string' || first.length <= head.length)) return REASON.HEADERS_SENT
