@@ -235,15 +235,14 @@ function nodeMethods (SR, OM, own) {
 // a server puts on each socket; null unless all are Node's, as the probe child saw them.
 function closeMethodsOf (known, own) {
   const res = http.ServerResponse.prototype
-  const socket = net.Socket.prototype
   const methods = {
     assignSocket: own('ServerResponse.assignSocket', res.assignSocket),
     detachSocket: own('ServerResponse.detachSocket', res.detachSocket),
-    socketOn: own('Socket.on', socket.on),
-    socketRemoveListener: own('Socket.removeListener', socket.removeListener),
+    socketOn: own('Socket.on', net.Socket.prototype.on),
+    socketRemoveListener: own('Socket.removeListener', net.Socket.prototype.removeListener),
     streamOn: own('Stream.on', stream.prototype.on),
     streamRemoveListener: own('Stream.removeListener', stream.prototype.removeListener),
-    serverSocketOn: typeof known?.['Socket.listenerWrap'] === 'string' ? known['Socket.listenerWrap'] : null
+    serverSocketOn: known?.['Socket.listenerWrap'] ?? null
   }
   return Object.values(methods).includes(null) ? null : Object.freeze(methods)
 }

@@ -53,9 +53,8 @@ function serverSocketOn () {
   try {
     const socket = new (require('node:net').Socket)()
     require('node:http').createServer().emit('connection', socket)
-    const on = Object.hasOwn(socket, 'on') ? socket.on : null
     socket.destroy()
-    return on
+    return Object.hasOwn(socket, 'on') ? socket.on : null
   } catch {
     return null // the rest of the answer stands; lib/socket-close.js stays off
   }

@@ -181,10 +181,8 @@ function install () {
   if (internals.chunkedUncork && res.uncork === internals.uncork) put(res, 'uncork', shim.uncork)
   require('./decide.js').setEndMethods(res.uncork, res._storeHeader)
   const socketClose = require('./socket-close.js')
-  if (socketClose.applies && res.assignSocket === internals.closeMethods.assignSocket &&
-      res.detachSocket === internals.closeMethods.detachSocket) {
-    put(res, 'assignSocket', socketClose.assignSocket)
-    put(res, 'detachSocket', socketClose.detachSocket)
+  for (const name of socketClose.applies ? ['assignSocket', 'detachSocket'] : []) {
+    if (res[name] === internals.closeMethods[name]) put(res, name, socketClose[name])
   }
   if (headers.applies) {
     const putSetHeader = () => {

@@ -1,10 +1,9 @@
 'use strict'
 
 // ServerResponse#assignSocket() and #detachSocket() as Node's, with the response's 'close' listener
-// on the socket added and removed in place: socket._events goes through the states Node's on() and
-// removeListener() leave, without their calls (benchmark/RESULTS.md, "the response's 'close'
-// listener in place"; docs/architecture.md). Any other state, or any method on the way that is not
-// Node's, and Node's own methods run.
+// added to and removed from socket._events in place, in the states Node's on() and removeListener()
+// leave, without their calls (docs/architecture.md, "The response's 'close' listener"). Any other
+// state, or any method on the way that is not Node's, and Node's own methods run.
 
 const stream = require('node:stream')
 const internals = require('./internals.js')
@@ -19,18 +18,14 @@ const EventEmitter = require('node:events')
 let listener = null
 let kEmitting = null
 // The on() per socket (a closure each) -> whether it is the one Node's server puts there; and the
-// last one that was, which holds no socket (a WeakMap lookup costs more than the rest of the check).
+// last one that was (no socket in it): a WeakMap lookup costs more than the rest of the check.
 const serverOns = new WeakMap()
 let lastServerOn = null
-// Listeners added and removed in place (test/socket-close.test.js).
-const counts = { added: 0, removed: 0 }
+const counts = { added: 0, removed: 0 } // in place (test/socket-close.test.js)
 
 function isServerOn (on) {
   let known = serverOns.get(on)
-  if (known === undefined) {
-    known = fingerprint(on) === nodes.serverSocketOn
-    serverOns.set(on, known)
-  }
+  if (known === undefined) serverOns.set(on, known = fingerprint(on) === nodes.serverSocketOn)
   if (known) lastServerOn = on
   return known
 }
@@ -49,7 +44,7 @@ function idle (list) {
   return Array.isArray(list) && (kEmitting === null || list[kEmitting] === 0)
 }
 
-// Whether a 'close' listener more leaves Node's limit (its warning) behind: `count` after it.
+// Whether `count` 'close' listeners stay within Node's limit (past it, on() warns).
 function underLimit (count) {
   const max = EventEmitter.defaultMaxListeners
   return !(max > 0 && count > max)
@@ -106,9 +101,9 @@ function learn (res, socket) {
   const list = plain ? events.close : undefined
   if (socket._events === events && Array.isArray(list) && list.length === 2 &&
       list[0] === before && list[1].name === 'onServerResponseClose') {
-    const symbols = Object.getOwnPropertySymbols(list)
-    if (symbols.length === 0 || (symbols.length === 1 && list[symbols[0]] === 0)) {
-      kEmitting = symbols.length === 0 ? null : symbols[0]
+    const [symbol, more] = Object.getOwnPropertySymbols(list)
+    if (more === undefined && (symbol === undefined || list[symbol] === 0)) {
+      kEmitting = symbol ?? null
       listener = list[1]
     }
   }
