@@ -200,9 +200,9 @@ const cases = [
     }
   },
   {
-    name: 'Connection: close as a pair: Node\'s writeHead()',
+    name: 'Connection: close as a pair: rendered by the shim, and the connection closes',
     request: [KEEP],
-    path: NODE_RENDERED,
+    path: 'native',
     handler (req, res) {
       res.writeHead(200, ['Connection', 'close', 'Content-Length', '2'])
       res.end('ok')
